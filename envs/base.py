@@ -1,0 +1,181 @@
+"""The base class of every k2rl environment: text observation, text action.
+
+An episode is a short conversation. ``reset`` draws a problem and returns the
+user message; each ``step`` takes the model's whole turn as text. A subclass
+decides, in ``_step``, whether that turn is a tool call (the env replies with
+the tool's output as the next observation) or the final answer (the episode
+terminates and the verifier named by ``reward_name`` scores it). The base does
+the bookkeeping common to all tasks: turn counting, the turn limit, the
+train/eval split, info dicts and the chat transcript.
+
+Token budgets are enforced by the engine, which sees tokens; the env only
+advertises its ``budget`` in ``info``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from rewards import get_reward
+
+# Every printable ASCII character: what a character-level model may emit.
+CHARSET = string.printable
+MAX_TEXT_LENGTH = 512
+SPLITS = ("train", "eval")
+# A generator whose key space has (almost) no problem in the requested split
+# is a bug; fail loudly instead of looping forever.
+MAX_DRAWS = 10_000
+
+
+def split_of(key: str) -> str:
+    """The split of the problem with canonical key ``key``.
+
+    It depends on the key alone, so train and eval are disjoint by
+    construction, whatever seeds or generators are used. About 10% is eval.
+    """
+    digest = int(hashlib.sha256(key.encode()).hexdigest(), 16)
+    return "eval" if digest % 10 == 0 else "train"
+
+
+def text_space() -> gymnasium.spaces.Text:
+    """The observation and action space shared by every text env."""
+    return gymnasium.spaces.Text(max_length=MAX_TEXT_LENGTH, min_length=0, charset=CHARSET)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One task instance."""
+
+    key: str  # canonical; decides the split and serves as prompt_id
+    prompt: str  # the user message
+    answer: Any  # what the verifier named by the env's reward_name expects
+
+
+class TextEnv(gymnasium.Env[str, str]):
+    """A text-in, text-out environment; subclasses set the attributes below.
+
+    Subclasses implement ``_draw`` (a problem from ``self.np_random``),
+    ``_step`` (the tool reply, or None for a final answer) and
+    ``expert_action`` (the demonstrator used for warm-start data).
+    """
+
+    metadata = {"render_modes": []}
+
+    task: str  # task type name, e.g. "arithmetic"
+    budget: int  # default max tokens the model may produce over all turns
+    max_turns: int  # model turns before the episode ends without an answer
+    reward_name: str  # the rewards/ verifier scoring the final answer
+
+    def __init__(self, render_mode: str | None = None) -> None:
+        if render_mode is not None:
+            raise ValueError(f"{type(self).__name__} has no render modes, got {render_mode!r}")
+        self.render_mode = None
+        self.observation_space = text_space()
+        self.action_space = text_space()
+        self.problem: Problem | None = None
+        self.split = "train"
+        self.turn = 0
+        self.terminated = False
+        self._messages: list[dict[str, str]] = []
+
+    # --- hooks for subclasses -------------------------------------------
+
+    def _draw(self) -> Problem:
+        """A problem drawn with ``self.np_random``, ignoring the split."""
+        raise NotImplementedError
+
+    def _step(self, action: str) -> str | None:
+        """The tool's reply if ``action`` is a tool call, None if it is the final answer."""
+        raise NotImplementedError
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """The demonstrator's next action in the current state."""
+        raise NotImplementedError
+
+    # --- gymnasium API --------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start an episode on a problem from ``options["split"]`` (default "train")."""
+        super().reset(seed=seed)
+        split = (options or {}).get("split", "train")
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        self.problem = self._draw_in(split)
+        self.split = split
+        self.turn = 0
+        self.terminated = False
+        self._messages = [{"role": "user", "content": self.problem.prompt}]
+        return self.problem.prompt, self._info()
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Take the model's turn; a final answer or the last turn ends the episode."""
+        self._require_active()
+        self.turn += 1
+        self._messages.append({"role": "assistant", "content": action})
+        reply = self._step(action)
+        if reply is None:
+            return self._finish(self._score(action))
+        if self.turn >= self.max_turns:
+            # Spending every turn on tools never answers: same as a wrong answer.
+            return self._finish(0.0)
+        self._messages.append({"role": "tool", "content": reply})
+        return reply, 0.0, False, False, self._info()
+
+    def render(self) -> None:
+        """Nothing to draw; see ``messages`` for the transcript."""
+        return None
+
+    def messages(self) -> list[dict[str, str]]:
+        """The episode so far as chat messages (copies, safe to mutate)."""
+        return [dict(message) for message in self._messages]
+
+    # --- bookkeeping ----------------------------------------------------
+
+    def _draw_in(self, split: str) -> Problem:
+        """Redraw until the problem's key falls in ``split`` (rejection sampling)."""
+        for _ in range(MAX_DRAWS):
+            problem = self._draw()
+            if split_of(problem.key) == split:
+                return problem
+        raise RuntimeError(f"{type(self).__name__} drew no {split} problem in {MAX_DRAWS} tries")
+
+    def _require_active(self) -> Problem:
+        """The current problem; acting outside an episode is a caller bug."""
+        if self.problem is None:
+            raise RuntimeError(f"{type(self).__name__}: call reset() before acting")
+        if self.terminated:
+            raise RuntimeError(f"{type(self).__name__}: the episode has terminated; call reset()")
+        return self.problem
+
+    def _score(self, action: str) -> float:
+        """The verifier's reward for ``action`` as the final answer."""
+        verifier = get_reward(self.reward_name)
+        return float(verifier([action], [self._require_active().answer])[0])
+
+    def _finish(self, reward: float) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """End the episode; the empty terminal observation is never shown to the model."""
+        answer = self._require_active().answer
+        self.terminated = True
+        info = self._info()
+        info["correct"] = reward >= 1.0  # correct means full credit
+        info["answer"] = str(answer)
+        return "", reward, True, False, info
+
+    def _info(self) -> dict[str, Any]:
+        """A fresh info dict (callers may keep and mutate it)."""
+        assert self.problem is not None
+        return {
+            "task": self.task,
+            "budget": self.budget,
+            "prompt_id": self.problem.key,
+            "split": self.split,
+            "turn": self.turn,
+        }

@@ -1,0 +1,109 @@
+"""Multi-turn tool use: two-digit multiplication with a calculator ("k2rl/Calculator-v0").
+
+The prompt is ``"37*48="``. An action ``calc(EXPR)`` calls the calculator and
+the env replies with the result (e.g. ``"1776"``); any other action is the
+final answer. A small model cannot multiply in its head, so reward comes from
+learning to call the tool and copy its result.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import numpy as np
+
+from envs.base import Problem, TextEnv
+
+OPERAND_MIN, OPERAND_MAX = 10, 99
+TOOL_CALL = re.compile(r"^\s*calc\((.*)\)\s*$")
+TOOL_ERROR = "error: bad expression"
+MAX_EXPR_LENGTH = 40
+MAX_OPERAND = 999_999  # at most 6 digits
+# Only plain decimal integer arithmetic: rejecting other characters up front
+# also rules out hex, underscores and names before `ast` sees them.
+EXPR_CHARS = re.compile(r"[0-9+\-*() ]*")
+BIN_OPS = {
+    ast.Add: lambda x, y: x + y,
+    ast.Sub: lambda x, y: x - y,
+    ast.Mult: lambda x, y: x * y,
+}
+
+
+def evaluate(expr: str) -> int | None:
+    """The value of an integer +,-,* expression, or None if malformed or unsafe.
+
+    Never calls eval: the parse tree is walked and only int constants and
+    binary +,-,* are accepted, so the length and operand limits bound the work.
+
+    >>> evaluate("37*48"), evaluate("(1+2)*3-4")
+    (1776, 5)
+    >>> evaluate("import os"), evaluate("2**99"), evaluate("1234567*2")
+    (None, None, None)
+    """
+    expr = expr.strip()
+    if not expr or len(expr) > MAX_EXPR_LENGTH or not EXPR_CHARS.fullmatch(expr):
+        return None
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    return _walk(tree.body)
+
+
+def _walk(node: ast.AST) -> int | None:
+    """Evaluate an allowed node; None for anything outside the tiny grammar."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        # bool is an int subclass; the char filter already excludes it, but be explicit.
+        if type(value) is int and 0 <= value <= MAX_OPERAND:
+            return value
+        return None
+    if isinstance(node, ast.BinOp) and type(node.op) in BIN_OPS:
+        left, right = _walk(node.left), _walk(node.right)
+        if left is None or right is None:
+            return None
+        return BIN_OPS[type(node.op)](left, right)
+    return None
+
+
+class CalculatorEnv(TextEnv):
+    """``a*b`` with a, b uniform in 10..99; up to 3 turns, tool calls included."""
+
+    task = "tool_use"
+    budget = 24
+    max_turns = 3
+    reward_name = "exact_int"
+
+    def __init__(self, tool_rate: float = 0.5, render_mode: str | None = None) -> None:
+        if not 0.0 <= tool_rate <= 1.0:
+            raise ValueError(f"tool_rate must be in [0, 1], got {tool_rate}")
+        super().__init__(render_mode=render_mode)
+        self.tool_rate = tool_rate  # how often the demonstrator calls the tool
+
+    def _draw(self) -> Problem:
+        a, b = (int(x) for x in self.np_random.integers(OPERAND_MIN, OPERAND_MAX + 1, size=2))
+        return Problem(key=f"calc:{a}*{b}", prompt=f"{a}*{b}=", answer=a * b)
+
+    def _step(self, action: str) -> str | None:
+        call = TOOL_CALL.match(action)
+        if call is None:
+            return None  # not a tool call: the final answer
+        value = evaluate(call.group(1))
+        # Tool errors are observations, so the model can see and recover from them.
+        return TOOL_ERROR if value is None else str(value)
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """Tool call or rough guess first; after a tool reply, copy the reply.
+
+        The direct guess keeps the product's leading digits and randomises
+        the last two, like a person estimating (or a small model), so it is
+        usually wrong: RL has to discover that calling the tool pays.
+        """
+        problem = self._require_active()
+        if self._messages[-1]["role"] == "tool":
+            return self._messages[-1]["content"]
+        if rng.random() < self.tool_rate:
+            return f"calc({problem.prompt.removesuffix('=')})"  # "37*48=" -> "calc(37*48)"
+        guess = problem.answer - problem.answer % 100 + int(rng.integers(100))
+        return str(guess)

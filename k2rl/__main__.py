@@ -1,0 +1,5 @@
+import sys
+
+from k2rl.cli import main
+
+sys.exit(main())

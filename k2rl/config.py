@@ -1,0 +1,279 @@
+"""Typed run configuration: dataclasses with documented defaults, loaded from YAML.
+
+A YAML file in configs/ is a short override of these defaults; `key.sub=value` pairs on the
+command line override the file. An unknown key or a bad value raises `ConfigError` with one
+sentence that names the key and the file it came from.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A bad config key or value; the message names the key and where it came from."""
+
+
+@dataclass
+class ModelConfig:
+    path: str | None = None
+    """HF folder of the policy to start from; None builds the embedded default model."""
+    hidden_size: int = 256
+    """Default model: width of the Qwen2 residual stream."""
+    num_layers: int = 4
+    """Default model: number of transformer blocks."""
+    num_heads: int = 4
+    """Default model: attention heads (key/value heads are the same number)."""
+    intermediate_size: int = 768
+    """Default model: width of the MLP."""
+    sft_steps: int = 600
+    """Default model: supervised warm-start steps on generated demonstrations."""
+    sft_batch: int = 64
+    """Default model: sequences per warm-start step."""
+    sft_lr: float = 2e-3
+    """Default model: peak AdamW learning rate of the warm-start."""
+    tool_rate: float = 0.25
+    """Default model: share of tool-use demonstrations that call the tool (the rest guess)."""
+    seed: int = 0
+    """Default model: seed of initialisation and demonstration data."""
+    cache_dir: str = "~/.cache/k2rl/models"
+    """Where built models are kept, keyed by a hash of their recipe."""
+
+    def __post_init__(self) -> None:
+        _require(self.hidden_size % self.num_heads == 0, "model.hidden_size", "must be divisible by model.num_heads")
+        _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
+        _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
+
+
+@dataclass
+class TaskConfig:
+    id: str = "k2rl/Arithmetic-v0"
+    """Registered gymnasium id of the environment."""
+    weight: float = 1.0
+    """Relative share of this task in each step's prompts."""
+    budget: int | None = None
+    """Token budget of the model over an episode; None takes the environment's default."""
+
+    def __post_init__(self) -> None:
+        _require(self.weight > 0, "tasks[].weight", "must be > 0")
+        _require(self.budget is None or self.budget > 0, "tasks[].budget", "must be > 0")
+
+
+@dataclass
+class RolloutConfig:
+    k: int = 8
+    """Samples per prompt (the group whose mean reward is the baseline)."""
+    prompts_per_step: int = 32
+    """Prompts per RL step; the step's batch is prompts_per_step * k trajectories."""
+    temperature: float = 1.0
+    """Sampling temperature of training rollouts."""
+    top_p: float = 1.0
+    """Nucleus sampling of training rollouts."""
+    truncation_penalty: float = 0.0
+    """Reward given to an episode that runs out of token budget before it finishes."""
+    kv_cache_gib: int = 1
+    """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
+    threads: int = 2
+    """Torch/OpenMP threads for the engine and trainer (OMP_NUM_THREADS)."""
+    max_model_len: int = 256
+    """Longest sequence (prompt plus all turns) the engine accepts."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
+        _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
+        _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
+        _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 40
+    """RL steps (iterations of rollout, reward, update, weight sync)."""
+    lr: float = 2e-5
+    """Peak learning rate."""
+    tau: float = 0.1
+    """Kimi loss regulariser toward pi_old (K2_RL_METHOD section 1)."""
+    logp_norm: str = "sum"
+    """How log pi(y|x) is formed from token log-probs: "sum" (the paper) or "mean" per token."""
+    optimizer: str = "adamw"
+    """"adamw", or "muon" (Muon for 2-D matrices, AdamW for embeddings, norms and biases)."""
+    inner_steps: int = 2
+    """Optimizer steps on each step's batch (pi_old stays the rollout policy)."""
+    minibatches: int = 1
+    """Minibatches each inner step is split into (one optimizer step per minibatch)."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    grad_clip: float = 1.0
+    """Gradient-norm clip; 0 disables it."""
+    warmup_steps: int = 0
+    """Linear learning-rate warm-up, in RL steps."""
+    seed: int = 0
+    """Seed of prompt sampling and rollouts."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "steps", "inner_steps", "minibatches")
+        _require(self.lr > 0, "train.lr", "must be > 0")
+        _require(self.tau > 0, "train.tau", "must be > 0")
+        _require(self.logp_norm in ("sum", "mean"), "train.logp_norm", "must be 'sum' or 'mean'")
+        _require(self.optimizer in ("adamw", "muon"), "train.optimizer", "must be 'adamw' or 'muon'")
+
+
+@dataclass
+class EvalConfig:
+    every: int = 10
+    """Evaluate held-out prompts every this many steps (and before the first and after the last)."""
+    prompts_per_task: int = 200
+    """Held-out prompts per task (from the environment's eval split, never trained on)."""
+    seed: int = 12345
+    """Seed of the held-out prompt draw."""
+
+
+@dataclass
+class RedisConfig:
+    url: str | None = None
+    """Redis to keep run state in; None starts a private redis-server inside the run folder."""
+
+
+@dataclass
+class RayConfig:
+    address: str | None = None
+    """Ray cluster to join; None starts a local one."""
+    num_cpus: int | None = None
+    """CPUs of the local cluster; None lets Ray count them."""
+
+
+@dataclass
+class LogConfig:
+    run_dir: str = "runs"
+    """Folder under which each run gets its own folder."""
+    run_name: str | None = None
+    """Name of this run's folder; None makes one from the time."""
+    checkpoint_every: int = 10
+    """Save a resumable checkpoint every this many steps (and at the end)."""
+    progress: bool = True
+    """Show a progress bar on the terminal."""
+
+
+@dataclass
+class Config:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    tasks: list[TaskConfig] = field(default_factory=lambda: [
+        TaskConfig("k2rl/Arithmetic-v0", 1.0), TaskConfig("k2rl/Calculator-v0", 1.0)])
+    """The task mix."""
+    redis: RedisConfig = field(default_factory=RedisConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+
+    def __post_init__(self) -> None:
+        _require(len(self.tasks) > 0, "tasks", "must name at least one environment")
+
+
+def _require(ok: bool, key: str, why: str) -> None:
+    if not ok:
+        raise ConfigError(f"config key {key} {why}")
+
+
+def _positive(obj: object, *names: str) -> None:
+    section = type(obj).__name__.removesuffix("Config").lower()
+    for name in names:
+        _require(getattr(obj, name) > 0, f"{section}.{name}", "must be > 0")
+
+
+def to_dict(cfg: Config) -> dict:
+    return dataclasses.asdict(cfg)
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Config:
+    """Defaults, then the YAML file, then `key.sub=value` overrides."""
+    source = str(path) if path else "defaults"
+    raw: dict = {}
+    if path:
+        path = Path(path)
+        if not path.exists():
+            raise ConfigError(f"config file {path} does not exist")
+        try:
+            raw = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"config file {path} is not valid YAML: {e}") from None
+        if not isinstance(raw, dict):
+            raise ConfigError(f"config file {path} must hold a mapping at the top level")
+    for item in overrides:
+        _apply_override(raw, item)
+    where = source + (" and command-line overrides" if overrides else "")
+    try:
+        return _build(Config, raw, "", where)
+    except ConfigError as e:
+        msg = str(e)
+        raise ConfigError(msg if " in " in msg else f"{msg} (in {where})") from None
+
+
+def _apply_override(raw: dict, item: str) -> None:
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise ConfigError(f"override {item!r} must look like key.sub=value")
+    *parents, leaf = key.split(".")
+    node = raw
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {item!r}: {part} is not a section")
+    node[leaf] = yaml.safe_load(value)
+
+
+def _build(cls: type, raw: object, prefix: str, where: str):
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config key {prefix.rstrip('.') or '(top)'} must be a mapping in {where}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    for key in raw:
+        if key not in fields:
+            close = difflib.get_close_matches(str(key), fields, n=1)
+            hint = f"; did you mean {prefix}{close[0]}?" if close else ""
+            raise ConfigError(f"unknown config key {prefix}{key} in {where}{hint}")
+    kwargs = {k: _convert(hints[k], v, f"{prefix}{k}", where) for k, v in raw.items()}
+    try:
+        return cls(**kwargs)
+    except ConfigError as e:
+        raise ConfigError(f"{e} in {where}") from None
+
+
+def _convert(hint, value, key: str, where: str):
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, key + ".", where)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"config key {key} must be a list in {where}")
+        return [_convert(args[0], v, f"{key}[{i}]", where) for i, v in enumerate(value)]
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None and type(None) in args:
+            return None
+        hint = next(a for a in args if a is not type(None))
+        return _convert(hint, value, key, where)
+    return _scalar(hint, value, key, where)
+
+
+def _scalar(hint, value, key: str, where: str):
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if hint is float and isinstance(value, str):  # YAML 1.1 reads 3e-5 (no dot) as a string
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if hint is bool and not isinstance(value, bool):
+        raise ConfigError(f"config key {key} must be true or false, not {value!r}, in {where}")
+    if hint is int and isinstance(value, bool):
+        raise ConfigError(f"config key {key} must be an integer, not {value!r}, in {where}")
+    if not isinstance(value, hint):
+        raise ConfigError(f"config key {key} must be {hint.__name__}, not {value!r}, in {where}")
+    return value

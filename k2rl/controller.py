@@ -1,0 +1,204 @@
+"""The RL loop (DESIGN.md "Data flow of one iteration"), run on the Ray driver.
+
+    for step in 1..steps:
+        requests  = sample B prompts from the task mix            (train split only)
+        trajs     = worker.rollout(requests, K)                    (vLLM, multi-turn, budgets)
+        store     = Redis rollouts stream                          (atomic per step)
+        metrics   = worker.train(trajs)                            (Kimi loss, optimizer steps)
+        sync      = worker.sync()                                  (weights into vLLM, in place)
+        evaluate held-out prompts every N steps; checkpoint every M steps
+
+A crashed run resumes from its last checkpoint: steps whose rollouts are already in Redis are
+replayed from there rather than sampled again, so no trajectory is lost or written twice.
+The critic (issue 4) is not in this loop yet.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import yaml
+from tqdm import tqdm
+
+from k2rl.config import Config, to_dict
+from k2rl.model import default_model
+from k2rl.rollout import Request
+from k2rl.store import RunStore, connect, start_redis
+
+
+class RunError(RuntimeError):
+    """A run failed in a way the user can act on; the message says how."""
+
+
+def sample_requests(cfg: Config, step: int) -> list[Request]:
+    """B training prompts drawn from the task mix; deterministic in (seed, step)."""
+    rng = np.random.default_rng([cfg.train.seed, step])
+    weights = np.array([t.weight for t in cfg.tasks])
+    picks = rng.choice(len(cfg.tasks), size=cfg.rollout.prompts_per_step, p=weights / weights.sum())
+    return [Request(cfg.tasks[j].id, int(rng.integers(2**31)), cfg.tasks[j].budget, "train", i)
+            for i, j in enumerate(picks)]
+
+
+def eval_requests(cfg: Config) -> list[Request]:
+    """The fixed held-out prompts: the eval split of every task (never trained on)."""
+    n = cfg.eval.prompts_per_task
+    return [Request(t.id, cfg.eval.seed + i, t.budget, "eval", ti * n + i)
+            for ti, t in enumerate(cfg.tasks) for i in range(n)]
+
+
+def task_metrics(trajs: list[dict], prefix: str) -> dict[str, float]:
+    """Mean reward, accuracy, length and truncation rate per task and over all."""
+    by_task = defaultdict(list)
+    for t in trajs:
+        by_task[t["task"]].append(t)
+        by_task["all"].append(t)
+    out = {}
+    for task, ts in by_task.items():
+        out[f"{prefix}/{task}/reward"] = float(np.mean([t["reward"] for t in ts]))
+        out[f"{prefix}/{task}/accuracy"] = float(np.mean([t["correct"] for t in ts]))
+        out[f"{prefix}/{task}/length"] = float(np.mean([t["n_tokens"] for t in ts]))
+        out[f"{prefix}/{task}/truncated"] = float(np.mean([t["truncated"] for t in ts]))
+    return out
+
+
+def evaluate(worker, cfg: Config) -> dict[str, float]:
+    import ray
+
+    trajs = ray.get(worker.rollout.remote(eval_requests(cfg), 1, 0, 0.0))
+    return {k: v for k, v in task_metrics(trajs, "heldout").items() if k.endswith("accuracy")}
+
+
+def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict:
+    """Run (or resume) the RL loop; returns the summary that is also written to summary.json."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
+    with services(cfg, run_dir) as store:
+        state = store.state() if resume else {}
+        if resume and not state.get("checkpoint"):
+            raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
+        worker = start_worker(cfg, state)
+        return loop(cfg, run_dir, store, worker, state)
+
+
+def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> dict:
+    import ray
+
+    first = state.get("last_step", 0) + 1
+    before = state.get("heldout_before") or evaluate(worker, cfg)
+    if first == 1:
+        store.set_state(heldout_before=before, status="running")
+        log(run_dir, store, 0, before)
+    logged = {m["step"] for m in store.metrics()}
+    bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
+               initial=first - 1, total=cfg.train.steps)
+    for step in bar:
+        t0 = time.perf_counter()
+        trajs = store.rollouts(step)  # present when a crashed run replays this step
+        if not trajs:
+            trajs = call(worker.rollout.remote(sample_requests(cfg, step), cfg.rollout.k, step,
+                                               cfg.rollout.temperature), step, run_dir)
+            store.add_rollouts(step, trajs)
+        _maybe_inject_failure(step)
+        t1 = time.perf_counter()
+        metrics = call(worker.train.remote(trajs, step), step, run_dir)
+        t2 = time.perf_counter()
+        metrics |= call(worker.sync.remote(), step, run_dir)
+        metrics |= task_metrics(trajs, "train")
+        metrics |= {"time/rollout": t1 - t0, "time/train": t2 - t1,
+                    "time/step": time.perf_counter() - t0}
+        if step % cfg.eval.every == 0 or step == cfg.train.steps:
+            metrics |= evaluate(worker, cfg)
+        if step not in logged:
+            log(run_dir, store, step, metrics)
+        if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
+            checkpoint(worker, run_dir, store, step)
+        bar.set_postfix(reward=f"{metrics['train/all/reward']:.2f}",
+                        acc=f"{metrics['train/all/accuracy']:.2f}",
+                        s_step=f"{metrics['time/step']:.1f}")
+    after = evaluate(worker, cfg)
+    ray.kill(worker)
+    return summarize(run_dir, store, before, after)
+
+
+def call(ref, step: int, run_dir: Path):
+    """ray.get with a clear error when the worker dies."""
+    import ray
+
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayActorError as e:
+        raise RunError(f"the hybrid worker died at step {step} ({type(e).__name__}); resume with "
+                       f"`k2rl train --resume {run_dir}`") from None
+
+
+def _maybe_inject_failure(step: int) -> None:
+    """Fault injection for the resume tests: K2RL_FAIL_AT_STEP=N crashes after N's rollouts."""
+    if os.environ.get("K2RL_FAIL_AT_STEP") == str(step):
+        raise RunError(f"injected failure at step {step} (K2RL_FAIL_AT_STEP)")
+
+
+def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
+    with open(run_dir / "metrics.jsonl", "a") as f:
+        f.write(json.dumps({"step": step, **metrics}) + "\n")
+    store.add_metrics(step, metrics)
+
+
+def checkpoint(worker, run_dir: Path, store: RunStore, step: int) -> None:
+    """Save policy and optimizer; the run state in Redis points at the newest checkpoint."""
+    import ray
+
+    path = ray.get(worker.save.remote(str(run_dir / "checkpoints" / f"step-{step:05d}"),
+                                      {"step": step}))
+    old = store.state().get("checkpoint")
+    store.set_state(last_step=step, checkpoint=path)
+    (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
+    if old and old != path:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict:
+    summary = {"run_dir": str(run_dir), "heldout_before": before, "heldout_after": after,
+               "rollouts": store.rollout_count()}
+    store.set_state(status="finished", heldout_after=after)
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def start_worker(cfg: Config, state: dict):
+    import ray
+
+    from k2rl.worker import HybridWorker
+
+    ckpt = state.get("checkpoint")
+    model_dir = ckpt or str(default_model(cfg.model, progress=cfg.log.progress))
+    opt_state = str(Path(ckpt) / "optimizer.pt") if ckpt else None
+    env = {"OMP_NUM_THREADS": str(cfg.rollout.threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+           "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "WARNING"}
+    actor = ray.remote(HybridWorker).options(num_cpus=1, runtime_env={"env_vars": env})
+    return actor.remote(model_dir, cfg, opt_state)
+
+
+@contextmanager
+def services(cfg: Config, run_dir: Path):
+    """Redis (own server unless redis.url) and Ray (local unless ray.address), stopped on exit."""
+    import ray
+
+    server = None if cfg.redis.url else start_redis(run_dir)
+    try:
+        client = connect(cfg.redis.url or server.url)
+        ray.init(address=cfg.ray.address, num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
+                 include_dashboard=False, log_to_driver=True, configure_logging=False,
+                 ignore_reinit_error=True)
+        try:
+            yield RunStore(client, run_dir.name)
+        finally:
+            ray.shutdown()
+    finally:
+        if server:
+            server.stop()

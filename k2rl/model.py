@@ -1,0 +1,95 @@
+"""The embedded default policy: a small Qwen2 causal LM with a character-level tokenizer.
+
+k2rl builds it itself (nothing is downloaded): a `tokenizers` character vocabulary with a chat
+template, a Qwen2 config sized for a 2-core CPU, and a short supervised warm-start on
+demonstrations played by the default environments' scripted experts (k2rl.sft). The result
+is saved in HF format under `model.cache_dir/<recipe hash>` and reused while the recipe (every
+ModelConfig field but the cache folder) stays the same. Deterministic given `model.seed`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import shutil
+import string
+from pathlib import Path
+
+import torch
+
+from k2rl.config import ModelConfig
+
+RECIPE_VERSION = 3  # bump when the build below changes meaning
+SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>"]
+CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|eos|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+def build_tokenizer():
+    """A character-level tokenizer: BPE with no merges is one token per character."""
+    from tokenizers import Tokenizer, decoders, models
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate(SPECIAL_TOKENS + CHARS)}
+    core = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token="<|unk|>"))
+    core.add_special_tokens(SPECIAL_TOKENS)
+    core.decoder = decoders.Fuse()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core, eos_token="<|eos|>", pad_token="<|pad|>", unk_token="<|unk|>",
+        additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>"],
+        chat_template=CHAT_TEMPLATE, model_max_length=512)
+
+
+def build_config(cfg: ModelConfig, tokenizer):
+    from transformers import Qwen2Config
+
+    vocab = -(-len(tokenizer) // 8) * 8  # round up to a multiple of 8 for the matmuls
+    return Qwen2Config(
+        vocab_size=vocab, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_layers, num_attention_heads=cfg.num_heads,
+        num_key_value_heads=cfg.num_heads, max_position_embeddings=512, rope_theta=10000.0,
+        tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id, bos_token_id=None, torch_dtype="float32")
+
+
+def recipe(cfg: ModelConfig) -> dict:
+    fields = dataclasses.asdict(cfg)
+    fields.pop("cache_dir")
+    fields.pop("path")
+    return {"version": RECIPE_VERSION, **fields}
+
+
+def recipe_dir(cfg: ModelConfig) -> Path:
+    key = hashlib.sha256(json.dumps(recipe(cfg), sort_keys=True).encode()).hexdigest()[:12]
+    return Path(cfg.cache_dir).expanduser() / f"qwen2-char-{key}"
+
+
+def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
+    """Path of the default model for this recipe, built and warm-started on first use."""
+    if cfg.path:
+        return Path(cfg.path)
+    out = recipe_dir(cfg)
+    if (out / "recipe.json").exists():
+        return out
+    from transformers import Qwen2ForCausalLM
+
+    from k2rl.sft import warm_start
+
+    torch.manual_seed(cfg.seed)
+    tokenizer = build_tokenizer()
+    model = Qwen2ForCausalLM(build_config(cfg, tokenizer))
+    stats = warm_start(model, tokenizer, cfg, progress=progress)
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)  # left by a build that was interrupted
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    (tmp / "recipe.json").write_text(json.dumps({**recipe(cfg), "warm_start": stats}, indent=1))
+    tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
+    return out
+
+
+def param_count(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())

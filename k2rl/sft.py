@@ -1,0 +1,100 @@
+"""Supervised warm-start of the default model on demonstrations from the default environments.
+
+Each demonstration is one episode played by the environment's scripted expert
+(`TextEnv.expert_action`), laid out with k2rl.chat, with the loss on the assistant's tokens only.
+The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
+so the warm-started policy is sometimes right: RL must find that the tool pays. The same
+`token_nll` serves the PTX loss.
+"""
+from __future__ import annotations
+
+import math
+
+import gymnasium
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+import envs  # noqa: F401  (registers the k2rl environments)
+from k2rl.chat import observation_ids, prompt_ids, text_ids
+from k2rl.config import ModelConfig
+
+DEMO_TASKS = ("k2rl/Arithmetic-v0", "k2rl/Calculator-v0")
+
+
+def make_demo_envs(cfg: ModelConfig) -> list:
+    kwargs = {"k2rl/Calculator-v0": {"tool_rate": cfg.tool_rate}}
+    return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in DEMO_TASKS]
+
+
+def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
+    """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens."""
+    obs, _ = env.reset(seed=seed, options={"split": "train"})
+    ids = prompt_ids(tokenizer, obs)
+    mask = [0] * len(ids)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        reply = text_ids(tokenizer, env.expert_action(rng)) + [tokenizer.eos_token_id]
+        ids += reply
+        mask += [1] * len(reply)
+        obs, _, terminated, truncated, _ = env.step(tokenizer.decode(reply, skip_special_tokens=True))
+        if not (terminated or truncated):
+            tail = observation_ids(tokenizer, obs, closed=True)
+            ids += tail
+            mask += [0] * len(tail)
+    return ids, mask
+
+
+def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int) -> dict[str, torch.Tensor]:
+    """Right-pad (ids, mask) pairs into tensors of shape (B, T)."""
+    T = max(len(ids) for ids, _ in seqs)
+    input_ids = torch.full((len(seqs), T), pad_id, dtype=torch.long)
+    loss_mask = torch.zeros((len(seqs), T), dtype=torch.float32)
+    attention = torch.zeros((len(seqs), T), dtype=torch.long)
+    for i, (ids, mask) in enumerate(seqs):
+        input_ids[i, : len(ids)] = torch.tensor(ids)
+        loss_mask[i, : len(ids)] = torch.tensor(mask, dtype=torch.float32)
+        attention[i, : len(ids)] = 1
+    return {"input_ids": input_ids, "loss_mask": loss_mask, "attention_mask": attention}
+
+
+def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0."""
+    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]  # (B, T-1, V)
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
+    return F.pad(picked, (1, 0))
+
+
+def token_nll(model, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Mean negative log-likelihood over the masked (assistant) tokens."""
+    logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
+    mask = batch["loss_mask"]
+    return -(logp * mask).sum() / mask.sum().clamp(min=1)
+
+
+def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dict:
+    """Train `model` in place on fresh expert demonstrations; returns loss figures."""
+    rng = np.random.default_rng(cfg.seed)
+    demo_envs = make_demo_envs(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
+    warmup = max(1, cfg.sft_steps // 20)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
+        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / cfg.sft_steps)))))
+    model.train()
+    losses = []
+    bar = tqdm(range(cfg.sft_steps), desc="warm-start", disable=not progress, mininterval=5, miniters=20)
+    for step in bar:
+        seqs = [demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
+                              int(rng.integers(2**31)), rng) for _ in range(cfg.sft_batch)]
+        loss = token_nll(model, collate(seqs, tokenizer.pad_token_id))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+        bar.set_postfix(loss=f"{loss.item():.3f}")
+    model.eval()
+    return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": cfg.sft_steps}

@@ -1,0 +1,100 @@
+"""The training engine: optimizers and the policy update of one RL step.
+
+`update` recomputes log-probs of the step's trajectories under the trainer (π_old, before any
+change: the rollout policy, since the engine holds the same weights), logs their gap to the
+engine's sampling-time log-probs, then takes `inner_steps x minibatches` optimizer steps on the
+Kimi loss. Minibatches split by whole groups, so every sample keeps its group baseline.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from k2rl.config import TrainConfig
+from k2rl.loss import kimi_loss, sequence_logp
+from k2rl.sft import collate, token_logp
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
+    """AdamW for everything, or Muon for 2-D hidden matrices plus AdamW for the rest.
+
+    Embeddings (tied with the output head here) stay with AdamW, as the Muon recipe says.
+    Muon uses `adjust_lr_fn="match_rms_adamw"` so the same learning rate suits both.
+    """
+    if cfg.optimizer == "adamw":
+        return [torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)]
+    matrices, rest = split_for_muon(model)
+    return [torch.optim.Muon(matrices, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                             adjust_lr_fn="match_rms_adamw"),
+            torch.optim.AdamW(rest, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+
+
+def split_for_muon(model: torch.nn.Module) -> tuple[list, list]:
+    matrices, rest = [], []
+    for name, p in model.named_parameters():
+        (matrices if p.ndim == 2 and "embed" not in name else rest).append(p)
+    return matrices, rest
+
+
+def set_lr(optimizers: list[torch.optim.Optimizer], lr: float) -> None:
+    for opt in optimizers:
+        for group in opt.param_groups:
+            group["lr"] = lr
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    """Linear warm-up then constant (RL steps count from 1)."""
+    return cfg.lr * min(1.0, step / cfg.warmup_steps) if cfg.warmup_steps else cfg.lr
+
+
+def batch_of(trajs: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
+    batch = collate([(t["ids"], t["mask"]) for t in trajs], pad_id)
+    batch["rewards"] = torch.tensor([t["reward"] for t in trajs], dtype=torch.float32)
+    return batch
+
+
+@torch.no_grad()
+def old_logp(model, batch: dict, norm: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """(sequence log-probs (N,), token log-probs (N, T)) under the current weights."""
+    tok = token_logp(model, batch["input_ids"], batch["attention_mask"])
+    return sequence_logp(tok, batch["loss_mask"], norm), tok
+
+
+def engine_gap(tok_logp: torch.Tensor, trajs: list[dict], mask: torch.Tensor) -> float:
+    """Mean |trainer − engine| log-prob over the model's tokens."""
+    gaps = []
+    for i, t in enumerate(trajs):
+        trainer = tok_logp[i][mask[i] > 0]
+        engine = torch.tensor(t["logp_engine"][: len(trainer)])
+        gaps.append((trainer[: len(engine)] - engine).abs())
+    gaps = torch.cat(gaps)
+    return gaps.mean().item() if len(gaps) else 0.0
+
+
+def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int) -> dict:
+    """One RL step's optimizer steps on `trajs` (groups of k consecutive samples)."""
+    batch = batch_of(trajs, pad_id)
+    logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
+    gap = engine_gap(tok_old, trajs, batch["loss_mask"])
+    groups = len(trajs) // k
+    per_mb = math.ceil(groups / cfg.minibatches)
+    losses, norms = [], []
+    model.train()
+    for _ in range(cfg.inner_steps):
+        for g0 in range(0, groups, per_mb):
+            sl = slice(g0 * k, min(groups, g0 + per_mb) * k)
+            tok = token_logp(model, batch["input_ids"][sl], batch["attention_mask"][sl])
+            logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
+            loss = kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
+            for opt in optimizers:
+                opt.zero_grad(set_to_none=True)
+            loss.backward()
+            clip = cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
+            norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), clip).item())
+            for opt in optimizers:
+                opt.step()
+            losses.append(loss.item())
+    model.eval()
+    return {"loss": sum(losses) / len(losses), "grad_norm": sum(norms) / len(norms),
+            "logp_gap": gap}

@@ -1,0 +1,88 @@
+"""The hybrid worker: a vLLM engine and the trainable policy with its optimizer, in one process.
+
+The controller runs it as a Ray actor (`ray.remote(HybridWorker)`); tests may build it
+directly. Engine and trainer hold the same weights: after each update `sync` pushes the
+trainer's parameters into the engine in place.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+
+from k2rl import engine
+from k2rl.config import Config
+from k2rl.rollout import Request, rollout
+from k2rl.trainer import lr_at, make_optimizer, set_lr, update
+
+
+class HybridWorker:
+    def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None):
+        engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        torch.set_num_threads(cfg.rollout.threads)
+        torch.manual_seed(cfg.train.seed)
+        self.cfg = cfg
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        self.model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed)
+        self.optimizers = make_optimizer(self.model, cfg.train)
+        if optimizer_state:
+            for opt, state in zip(self.optimizers, torch.load(optimizer_state)):
+                opt.load_state_dict(state)
+
+    def param_count(self) -> int:
+        return sum(p.numel() for p in self.model.parameters())
+
+    def rollout(self, requests: list[Request], k: int, step: int, temperature: float) -> list[dict]:
+        """K trajectories per request, sampled by the engine at `temperature` (0 is greedy)."""
+        def gen(prompts, max_tokens, seeds):
+            return engine.generate(self.llm, prompts, max_tokens, seeds, temperature,
+                                   self.cfg.rollout.top_p if temperature > 0 else 1.0)
+
+        trajs = rollout(requests, k, self.tokenizer, gen, step=step,
+                        truncation_penalty=self.cfg.rollout.truncation_penalty,
+                        max_len=self.cfg.rollout.max_model_len)
+        return [t.to_dict() for t in trajs]
+
+    def train(self, trajs: list[dict], step: int) -> dict:
+        set_lr(self.optimizers, lr_at(step, self.cfg.train))
+        return update(self.model, self.optimizers, trajs, self.cfg.rollout.k, self.cfg.train,
+                      self.tokenizer.pad_token_id)
+
+    def sync(self) -> dict:
+        return engine.push_weights(self.llm, self.model)
+
+    def greedy_texts(self, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
+        """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
+        outs = engine.generate(self.llm, prompts, [max_tokens] * len(prompts), [0] * len(prompts), 0.0)
+        from_engine = [self.tokenizer.decode(ids) for ids, _ in outs]
+        from_trainer = []
+        for p in prompts:
+            g = self.model.generate(torch.tensor([p]), max_new_tokens=max_tokens, do_sample=False,
+                                    eos_token_id=self.tokenizer.eos_token_id,
+                                    pad_token_id=self.tokenizer.pad_token_id)
+            from_trainer.append(self.tokenizer.decode(g[0, len(p):].tolist()))
+        return from_engine, from_trainer
+
+    def perturb(self, scale: float, seed: int) -> None:
+        """Add Gaussian noise to every weight (tests: the engine must follow after sync)."""
+        gen = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for p in self.model.parameters():
+                p.add_(torch.randn(p.shape, generator=gen) * scale * p.std())
+
+    def save(self, path: str, extra: dict | None = None) -> str:
+        out = Path(path)
+        tmp = out.with_name(out.name + ".tmp")
+        self.model.save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        torch.save([opt.state_dict() for opt in self.optimizers], tmp / "optimizer.pt")
+        (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))
+        if out.exists():
+            import shutil
+            shutil.rmtree(out)
+        tmp.rename(out)
+        return str(out)

@@ -1,0 +1,40 @@
+"""Reward verifiers, looked up by name.
+
+Configs and environments name their verifier with a string (an env's
+``reward_name``), so rewards live in one flat registry: ``REWARDS`` maps a name
+to a batched verifier ``fn(responses, answers) -> list[float]``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable
+
+from rewards.arithmetic import exact_int, parse_int
+
+Reward = Callable[[list[str], list], list[float]]
+
+REWARDS: dict[str, Reward] = {}
+
+
+def register_reward(name: str, fn: Reward) -> Reward:
+    """Add ``fn`` under ``name``; refuse to silently replace another verifier."""
+    if name in REWARDS:
+        raise ValueError(f"reward {name!r} is already registered")
+    REWARDS[name] = fn
+    return fn
+
+
+def get_reward(name: str) -> Reward:
+    """The verifier registered as ``name``; a typo gets the closest names."""
+    try:
+        return REWARDS[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(REWARDS))
+        hint = f"did you mean {close}?" if close else f"registered: {sorted(REWARDS)}"
+        raise KeyError(f"unknown reward {name!r}; {hint}") from None
+
+
+register_reward("exact_int", exact_int)
+
+__all__ = ["REWARDS", "Reward", "exact_int", "get_reward", "parse_int", "register_reward"]

@@ -1,0 +1,73 @@
+"""The `k2rl train` entry point end to end: real Ray, real redis-server, real vLLM, tiny model."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k2rl.store import RunStore, connect, start_redis
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["configs/tiny.yaml"]
+
+
+def k2rl(*args, env=None, check=True):
+    proc = subprocess.run([sys.executable, "-m", "k2rl", *args], cwd=ROOT, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"k2rl {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def read_store(run_dir: Path):
+    server = start_redis(run_dir)
+    try:
+        store = RunStore(connect(server.url), run_dir.name)
+        return store.rollouts(), store.state(), store.metrics()
+    finally:
+        server.stop()
+
+
+def test_smoke_run_of_the_entry_point(tmp_path):
+    proc = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=smoke")
+    run = tmp_path / "smoke"
+    assert "held-out accuracy" in proc.stdout
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/tool_use/accuracy"}
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in lines] == [0, 1, 2, 3, 4]
+    assert {"loss", "logp_gap", "sync_seconds", "train/all/reward"} <= set(lines[1])
+    assert (run / "checkpoints" / "step-00004" / "config.json").exists()
+    rollouts, state, metrics = read_store(run)
+    assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4
+    assert len(metrics) == 5
+
+
+def test_resume_after_a_crash_loses_and_repeats_no_rollout(tmp_path):
+    crashed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=r",
+                   env={"K2RL_FAIL_AT_STEP": "3"}, check=False)
+    assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
+    run = tmp_path / "r"
+    rollouts, state, _ = read_store(run)
+    assert state["last_step"] == 2 and {r["traj_id"].split(":")[0] for r in rollouts} == {"1", "2", "3"}
+    step3 = [r for r in rollouts if r["traj_id"].startswith("3:")]
+    k2rl("train", "--resume", str(run))
+    rollouts, state, metrics = read_store(run)
+    ids = [r["traj_id"] for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2  # every step once, none twice
+    assert [r for r in rollouts if r["traj_id"].startswith("3:")] == step3  # replayed, not resampled
+    assert state["last_step"] == 4 and state["status"] == "finished"
+    assert sorted(m["step"] for m in metrics) == [0, 1, 2, 3, 4]
+
+
+def test_bad_config_is_one_clear_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("train:\n  stepz: 3\n")
+    proc = k2rl("train", str(bad), check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "train.stepz" in proc.stderr and "bad.yaml" in proc.stderr
+    proc = k2rl("train", "tasks=[{id: k2rl/Nope-v0}]", check=False)
+    assert proc.returncode == 2 and "unknown environment id 'k2rl/Nope-v0'" in proc.stderr

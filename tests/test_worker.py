@@ -1,0 +1,65 @@
+"""The hybrid worker with a real in-process vLLM engine on the tiny model."""
+import pytest
+import torch
+
+from k2rl.config import load_config
+from k2rl.model import default_model
+from k2rl.rollout import Request
+from k2rl.trainer import batch_of, engine_gap, old_logp
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def worker():
+    from k2rl.worker import HybridWorker
+
+    cfg = load_config("configs/tiny.yaml")
+    return HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
+
+
+def requests(n=8):
+    return ([Request("k2rl/Arithmetic-v0", s, group=s) for s in range(n // 2)]
+            + [Request("k2rl/Calculator-v0", s, group=n // 2 + s) for s in range(n // 2)])
+
+
+def trainer_engine_gap(worker) -> float:
+    trajs = worker.rollout(requests(), 2, 1, 1.0)
+    batch = batch_of(trajs, worker.tokenizer.pad_token_id)
+    _, tok = old_logp(worker.model, batch, "sum")
+    return engine_gap(tok, trajs, batch["loss_mask"])
+
+
+def test_engine_and_trainer_agree_and_sync_follows_a_perturbation(worker):
+    assert trainer_engine_gap(worker) < 1e-4
+    prompts = [t["ids"][: t["mask"].index(1)] for t in worker.rollout(requests(16), 1, 0, 0.0)]
+    before, _ = worker.greedy_texts(prompts, 10)
+    worker.perturb(0.5, seed=1)
+    assert trainer_engine_gap(worker) > 1e-2  # the engine still has the old weights
+    sync = worker.sync()
+    assert sync["sync_bytes"] == 4 * worker.param_count() and sync["sync_seconds"] > 0
+    assert trainer_engine_gap(worker) < 1e-4  # every weight, the tied output head included
+    from_engine, from_trainer = worker.greedy_texts(prompts, 10)
+    assert from_engine == from_trainer
+    assert from_engine != before
+
+
+def test_train_step_changes_weights_and_reports_metrics(worker):
+    trajs = worker.rollout(requests(), 4, 2, 1.0)
+    for i, t in enumerate(trajs):  # make every group informative
+        t["reward"] = float(i % 2)
+    w0 = worker.model.model.layers[0].mlp.up_proj.weight.detach().clone()
+    metrics = worker.train(trajs, step=1)
+    assert set(metrics) >= {"loss", "grad_norm", "logp_gap"} and metrics["logp_gap"] < 1e-3
+    assert not torch.equal(w0, worker.model.model.layers[0].mlp.up_proj.weight)
+
+
+def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
+    from k2rl.config import TrainConfig
+    from k2rl.trainer import make_optimizer
+
+    muon, adamw = make_optimizer(worker.model, TrainConfig(optimizer="muon"))
+    assert isinstance(muon, torch.optim.Muon) and isinstance(adamw, torch.optim.AdamW)
+    assert all(p.ndim == 2 for g in muon.param_groups for p in g["params"])
+    embed = worker.model.model.embed_tokens.weight
+    assert any(p is embed for g in adamw.param_groups for p in g["params"])

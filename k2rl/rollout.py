@@ -49,9 +49,9 @@ class Trajectory:
         return asdict(self)
 
 
-# generate(prompts: list of token-id lists, max_tokens: list[int], seeds: list[int])
+# generate(prompts: list of token-id lists, max_tokens: list[int])
 #   -> list of (token_ids, logprobs) pairs, one per prompt
-Generate = Callable[[list[list[int]], list[int], list[int]], list[tuple[list[int], list[float]]]]
+Generate = Callable[[list[list[int]], list[int]], list[tuple[list[int], list[float]]]]
 
 
 @dataclass
@@ -59,7 +59,6 @@ class _Episode:
     env: gymnasium.Env
     traj: Trajectory
     budget: int
-    seed: int
     done: bool = False
 
 
@@ -74,8 +73,7 @@ def start_episodes(requests: list[Request], k: int, tokenizer, step: int,
                               req.group, i, messages=[{"role": "user", "content": obs}])
             traj.ids = prompt_ids(tokenizer, obs)
             traj.mask = [0] * len(traj.ids)
-            seed = hash((req.seed, step, req.group, i)) % 2**31
-            episodes.append(_Episode(env, traj, req.budget or info["budget"], seed))
+            episodes.append(_Episode(env, traj, req.budget or info["budget"]))
     return episodes
 
 
@@ -86,8 +84,7 @@ def rollout(requests: list[Request], k: int, tokenizer, generate: Generate, step
     episodes = start_episodes(requests, k, tokenizer, step, env_kwargs)
     while live := [e for e in episodes if not e.done]:
         max_tokens = [max(1, min(e.budget - e.traj.n_tokens, max_len - len(e.traj.ids))) for e in live]
-        seeds = [e.seed + 7919 * e.traj.turns for e in live]
-        outputs = generate([e.traj.ids for e in live], max_tokens, seeds)
+        outputs = generate([e.traj.ids for e in live], max_tokens)
         for episode, (tokens, logps) in zip(live, outputs):
             _advance(episode, tokens, logps, tokenizer, truncation_penalty, max_len)
     return [e.traj for e in episodes]

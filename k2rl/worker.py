@@ -38,8 +38,8 @@ class HybridWorker:
 
     def rollout(self, requests: list[Request], k: int, step: int, temperature: float) -> list[dict]:
         """K trajectories per request, sampled by the engine at `temperature` (0 is greedy)."""
-        def gen(prompts, max_tokens, seeds):
-            return engine.generate(self.llm, prompts, max_tokens, seeds, temperature,
+        def gen(prompts, max_tokens):
+            return engine.generate(self.llm, prompts, max_tokens, temperature,
                                    self.cfg.rollout.top_p if temperature > 0 else 1.0)
 
         trajs = rollout(requests, k, self.tokenizer, gen, step=step,
@@ -57,7 +57,7 @@ class HybridWorker:
 
     def greedy_texts(self, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
         """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
-        outs = engine.generate(self.llm, prompts, [max_tokens] * len(prompts), [0] * len(prompts), 0.0)
+        outs = engine.generate(self.llm, prompts, [max_tokens] * len(prompts), 0.0)
         from_engine = [self.tokenizer.decode(ids) for ids, _ in outs]
         from_trainer = []
         for p in prompts:

@@ -10,7 +10,7 @@ def scripted(replies_by_turn):
     """A generate() that answers turn t of every episode with replies_by_turn[t]."""
     calls = []
 
-    def generate(prompts, max_tokens, seeds):
+    def generate(prompts, max_tokens):
         calls.append((prompts, max_tokens))
         turn = len(calls) - 1
         outs = []

@@ -4,7 +4,8 @@
     k2rl train --resume RUN_DIR [key.sub=value ...]   continue a stopped run from its last checkpoint
     k2rl status RUN_DIR                               run state: last step, checkpoint, status
     k2rl report RUN_DIR                               held-out accuracy before/after and last metrics
-    k2rl envs list                                    registered environments
+    k2rl envs list [--config C]                       registered environments and where they come from
+    k2rl envs check ID                                check_env and a few scripted episodes
 
 Errors a user can fix (bad config, unknown environment, missing service, dead worker) print one
 sentence and exit with status 2, without a traceback.
@@ -12,13 +13,13 @@ sentence and exit with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 import time
 from pathlib import Path
 
-from k2rl.config import Config, ConfigError, load_config
+from k2rl.config import ConfigError, load_config
+from k2rl.registry import load_envs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +52,14 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("run_dir")
     r.set_defaults(func=cmd_report)
     e = sub.add_parser("envs", help="environments").add_subparsers(required=True, metavar="ACTION")
-    e.add_parser("list", help="list registered environments").set_defaults(func=cmd_envs_list)
+    ls = e.add_parser("list", help="list registered environments")
+    ls.add_argument("--config", help="also load the environments this config names")
+    ls.set_defaults(func=cmd_envs_list)
+    ck = e.add_parser("check", help="run check_env and play a few episodes")
+    ck.add_argument("id")
+    ck.add_argument("--episodes", type=int, default=3)
+    ck.add_argument("--config", help="also load the environments this config names")
+    ck.set_defaults(func=cmd_envs_check)
     return p
 
 
@@ -63,19 +71,6 @@ def split_items(items: list[str]) -> tuple[str | None, list[str]]:
             raise ConfigError(f"argument {item!r} is neither the config file (which comes first) "
                               "nor a key.sub=value override")
     return path, overrides
-
-
-def check_tasks(cfg: Config) -> None:
-    """Every task id must be registered; name the closest ids otherwise."""
-    import gymnasium
-
-    import envs  # noqa: F401  (registers the k2rl environments)
-
-    for task in cfg.tasks:
-        if task.id not in gymnasium.registry:
-            close = difflib.get_close_matches(task.id, list(gymnasium.registry), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ConfigError(f"unknown environment id {task.id!r} in tasks{hint}")
 
 
 def cmd_train(args) -> int:
@@ -91,7 +86,7 @@ def cmd_train(args) -> int:
     if args.ray_address:
         overrides = [*overrides, f"ray.address={args.ray_address}"]
     cfg = load_config(path, overrides)
-    check_tasks(cfg)
+    load_envs(cfg)
     if not args.resume:
         name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
         run_dir = Path(cfg.log.run_dir) / name
@@ -134,12 +129,41 @@ def cmd_report(args) -> int:
 def cmd_envs_list(args) -> int:
     import gymnasium
 
-    import envs  # noqa: F401
+    from k2rl.registry import SOURCES, k2rl_ids
 
-    print(f"{'id':<28}{'task':<14}{'verifier':<12}{'budget':>7}")
-    for env_id in envs.K2RL_ENV_IDS:
-        cls = gymnasium.make(env_id).unwrapped
-        print(f"{env_id:<28}{cls.task:<14}{cls.reward_name:<12}{cls.budget:>7}")
+    load_envs(load_config(args.config))
+    print(f"{'id':<28}{'task':<14}{'verifier':<14}{'budget':>7}  source")
+    for env_id in k2rl_ids():
+        env = gymnasium.make(env_id).unwrapped
+        print(f"{env_id:<28}{getattr(env, 'task', '?'):<14}{getattr(env, 'reward_name', '?'):<14}"
+              f"{getattr(env, 'budget', 0):>7}  {SOURCES[env_id]}")
+    return 0
+
+
+def cmd_envs_check(args) -> int:
+    """check_env, then a few episodes with the env's scripted expert (or random text)."""
+    import gymnasium
+    import numpy as np
+    from gymnasium.utils.env_checker import check_env
+
+    from k2rl.registry import check_id
+
+    load_envs(load_config(args.config))
+    check_id(args.id, "the command line")
+    env = gymnasium.make(args.id).unwrapped
+    check_env(env, skip_render_check=True)
+    print(f"{args.id}: check_env passed")
+    rng = np.random.default_rng(0)
+    expert = hasattr(env, "expert_action")
+    for episode in range(args.episodes):
+        obs, info = env.reset(seed=episode)
+        total, done = 0.0, False
+        while not done:
+            action = env.expert_action(rng) if expert else env.action_space.sample()
+            obs, reward, terminated, truncated, info = env.step(action)
+            total, done = total + reward, terminated or truncated
+        print(f"  episode {episode}: reward {total:.2f} ({'expert' if expert else 'random'} policy)"
+              f"  {env.messages() if hasattr(env, 'messages') else ''}")
     return 0
 
 

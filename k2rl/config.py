@@ -58,6 +58,8 @@ class TaskConfig:
     """Relative share of this task in each step's prompts."""
     budget: int | None = None
     """Token budget of the model over an episode; None takes the environment's default."""
+    entry_point: str | None = None
+    """"pkg.module:Class" to register `id` with, for an environment that is not registered yet."""
 
     def __post_init__(self) -> None:
         _require(self.weight > 0, "tasks[].weight", "must be > 0")
@@ -76,6 +78,12 @@ class RolloutConfig:
     """Nucleus sampling of training rollouts."""
     truncation_penalty: float = 0.0
     """Reward given to an episode that runs out of token budget before it finishes."""
+    prioritized: bool = False
+    """Prioritized sampling (k1.5): keep prompts with probability ∝ 1 − their success rate."""
+    passk_filter: int = 0
+    """If > 0, drop prompts the starting model solves in all or none of this many samples."""
+    filter_pool: int = 256
+    """Candidate prompts the pass@k filter examines before the first step."""
     kv_cache_gib: int = 1
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2
@@ -168,6 +176,8 @@ class Config:
     tasks: list[TaskConfig] = field(default_factory=lambda: [
         TaskConfig("k2rl/Arithmetic-v0", 1.0), TaskConfig("k2rl/Calculator-v0", 1.0)])
     """The task mix."""
+    env_modules: list[str] = field(default_factory=list)
+    """Modules to import before making environments (they call gymnasium.register)."""
     redis: RedisConfig = field(default_factory=RedisConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     log: LogConfig = field(default_factory=LogConfig)

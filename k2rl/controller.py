@@ -29,20 +29,12 @@ from tqdm import tqdm
 from k2rl.config import Config, to_dict
 from k2rl.model import default_model
 from k2rl.rollout import Request
+from k2rl.sampling import filter_pool, sample_requests
 from k2rl.store import RunStore, connect, start_redis
 
 
 class RunError(RuntimeError):
     """A run failed in a way the user can act on; the message says how."""
-
-
-def sample_requests(cfg: Config, step: int) -> list[Request]:
-    """B training prompts drawn from the task mix; deterministic in (seed, step)."""
-    rng = np.random.default_rng([cfg.train.seed, step])
-    weights = np.array([t.weight for t in cfg.tasks])
-    picks = rng.choice(len(cfg.tasks), size=cfg.rollout.prompts_per_step, p=weights / weights.sum())
-    return [Request(cfg.tasks[j].id, int(rng.integers(2**31)), cfg.tasks[j].budget, "train", i)
-            for i, j in enumerate(picks)]
 
 
 def eval_requests(cfg: Config) -> list[Request]:
@@ -91,9 +83,11 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
 
     first = state.get("last_step", 0) + 1
     before = state.get("heldout_before") or evaluate(worker, cfg)
+    pool = prompt_pool(cfg, store, worker, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
-        log(run_dir, store, 0, before)
+        log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))})
+    rates = store.success_rates if cfg.rollout.prioritized else None
     logged = {m["step"] for m in store.metrics()}
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
                initial=first - 1, total=cfg.train.steps)
@@ -101,9 +95,12 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         t0 = time.perf_counter()
         trajs = store.rollouts(step)  # present when a crashed run replays this step
         if not trajs:
-            trajs = call(worker.rollout.remote(sample_requests(cfg, step), cfg.rollout.k, step,
+            requests = sample_requests(cfg, step, pool, rates)
+            trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step,
                                                cfg.rollout.temperature), step, run_dir)
             store.add_rollouts(step, trajs)
+            store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
+                                  [float(t["correct"]) for t in trajs])
         _maybe_inject_failure(step)
         t1 = time.perf_counter()
         metrics = call(worker.train.remote(trajs, step), step, run_dir)
@@ -124,6 +121,19 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
     after = evaluate(worker, cfg)
     ray.kill(worker)
     return summarize(run_dir, store, before, after)
+
+
+def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Request] | None:
+    """The pass@k-filtered prompt pool (None: draw from the whole mix); kept in the run state."""
+    import ray
+
+    if cfg.rollout.passk_filter <= 0:
+        return None
+    if state.get("pool"):
+        return [Request(**r) for r in state["pool"]]
+    pool, _ = filter_pool(cfg, lambda reqs, k, temp: ray.get(worker.rollout.remote(reqs, k, 0, temp)))
+    store.set_state(pool=[r.__dict__ for r in pool])
+    return pool
 
 
 def call(ref, step: int, run_dir: Path):

@@ -298,12 +298,19 @@ class RunStore:
 
     def success_rate(self, prompt_id: str) -> float | None:
         """Mean success of `prompt_id`, or None if it was never attempted."""
-        attempts, successes = self.client.hmget(
-            self.key("outcomes"), [f"attempts:{prompt_id}", f"successes:{prompt_id}"]
-        )
-        if attempts is None or float(attempts) == 0:
-            return None
-        return float(successes or 0) / float(attempts)
+        return self.success_rates([prompt_id])[0]
+
+    def success_rates(self, prompt_ids: list[str]) -> list[float | None]:
+        """Mean success of each prompt id (None where never attempted), in one round trip."""
+        if not prompt_ids:
+            return []
+        fields = [f for p in prompt_ids for f in (f"attempts:{p}", f"successes:{p}")]
+        values = self.client.hmget(self.key("outcomes"), fields)
+        rates = []
+        for attempts, successes in zip(values[::2], values[1::2]):
+            ok = attempts is not None and float(attempts) > 0
+            rates.append(float(successes or 0) / float(attempts) if ok else None)
+        return rates
 
     # -- helpers
 

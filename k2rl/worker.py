@@ -13,6 +13,7 @@ import torch
 
 from k2rl import engine
 from k2rl.config import Config
+from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
 from k2rl.trainer import lr_at, make_optimizer, set_lr, update
 
@@ -20,6 +21,7 @@ from k2rl.trainer import lr_at, make_optimizer, set_lr, update
 class HybridWorker:
     def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None):
         engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
+        load_envs(cfg)  # this process makes its own environments
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         torch.set_num_threads(cfg.rollout.threads)

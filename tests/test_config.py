@@ -1,6 +1,6 @@
 import pytest
 
-from k2rl.cli import check_tasks
+from k2rl.registry import load_envs
 from k2rl.config import Config, ConfigError, load_config
 
 
@@ -61,4 +61,4 @@ def test_invalid_yaml_and_missing_file(tmp_path):
 def test_unknown_environment_names_closest():
     cfg = load_config(None, ["tasks=[{id: k2rl/Arithmetc-v0}]"])
     with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v0"):
-        check_tasks(cfg)
+        load_envs(cfg)

@@ -1,0 +1,27 @@
+"""Echo: the user says a short word, the model must say it back. Reward 1 for an exact echo."""
+import numpy as np
+
+from envs.base import Problem, TextEnv
+
+WORDS = ["cat", "dog", "sun", "red", "map", "cup", "hat", "pen", "box", "key", "owl", "fig"]
+
+
+class EchoEnv(TextEnv):
+    task = "echo"
+    budget = 8
+    max_turns = 1
+    reward_name = "exact_text"
+
+    def _draw(self) -> Problem:
+        a, b = self.np_random.choice(WORDS, size=2)
+        word = f"{a}{b}"
+        return Problem(key=f"echo:{word}", prompt=f"say {word}", answer=word)
+
+    def _step(self, action: str) -> None:
+        return None  # every action is the final answer
+
+    def _score(self, action: str) -> float:
+        return float(action.strip() == self.problem.answer)
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        return self.problem.answer

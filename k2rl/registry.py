@@ -1,0 +1,74 @@
+"""Where environments come from: k2rl's own, the user's modules, installed packages, the config.
+
+A user adds an environment without touching k2rl in one of three ways:
+  (a) a module of theirs that calls `gymnasium.register(...)`, named in `env_modules`;
+  (b) an installed package with an entry point in the `k2rl.envs` group whose target is such a
+      module, or a function to call that registers its environments;
+  (c) an `entry_point: "pkg.mod:Class"` string on the task in the config.
+`load_envs(cfg)` runs all three; it is called in the driver and in every worker process, since
+each makes its own environments.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+from importlib.metadata import entry_points
+
+import gymnasium
+
+import envs  # noqa: F401  (registers k2rl's own environments)
+from k2rl.config import Config, ConfigError
+
+ENTRY_POINT_GROUP = "k2rl.envs"
+SOURCES: dict[str, str] = {env_id: "k2rl" for env_id in envs.K2RL_ENV_IDS}  # id -> where from
+
+
+def load_envs(cfg: Config) -> None:
+    """Import user modules and plugins, register config entry points, check every task id."""
+    for module in cfg.env_modules:
+        _track(f"module {module}", lambda m=module: _import(m, "env_modules"))
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _track(f"plugin {ep.value}", lambda ep=ep: _load_plugin(ep))
+    for task in cfg.tasks:
+        if task.entry_point and task.id not in gymnasium.registry:
+            gymnasium.register(id=task.id, entry_point=task.entry_point)
+            SOURCES[task.id] = f"config {task.entry_point}"
+    for task in cfg.tasks:
+        check_id(task.id, "tasks")
+
+
+def check_id(env_id: str, where: str) -> None:
+    if env_id not in gymnasium.registry:
+        close = difflib.get_close_matches(env_id, list(gymnasium.registry), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ConfigError(f"unknown environment id {env_id!r} in {where}{hint}")
+
+
+def _track(source: str, register) -> None:
+    """Run a registering callable and remember which ids it added."""
+    before = set(gymnasium.registry)
+    register()
+    for env_id in set(gymnasium.registry) - before:
+        SOURCES[env_id] = source
+
+
+def _import(module: str, where: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ConfigError(f"cannot import environment module {module!r} named in {where}: {e}") from None
+
+
+def _load_plugin(ep) -> None:
+    try:
+        target = ep.load()
+    except Exception as e:  # a broken plugin must say which one it is
+        raise ConfigError(f"entry point {ep.name} = {ep.value} in group {ENTRY_POINT_GROUP} "
+                          f"failed to load: {e}") from None
+    if callable(target):
+        target()
+
+
+def k2rl_ids() -> list[str]:
+    """Ids of the environments k2rl knows about (its own, users', plugins'), sorted."""
+    return sorted(env_id for env_id in gymnasium.registry if env_id in SOURCES)

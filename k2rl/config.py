@@ -73,7 +73,13 @@ class RolloutConfig:
     prompts_per_step: int = 32
     """Prompts per RL step; the step's batch is prompts_per_step * k trajectories."""
     temperature: float = 1.0
-    """Sampling temperature of training rollouts."""
+    """Sampling temperature of training rollouts at step 1."""
+    temperature_end: float | None = None
+    """Temperature reached at `temperature_steps` (K2's decay); None keeps it constant."""
+    temperature_steps: int | None = None
+    """Steps over which the temperature decays; None means train.steps."""
+    temperature_shape: str = "linear"
+    """Decay shape: constant, linear, cosine or exponential."""
     top_p: float = 1.0
     """Nucleus sampling of training rollouts."""
     truncation_penalty: float = 0.0
@@ -95,6 +101,9 @@ class RolloutConfig:
         _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
         _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
         _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
+        _require(self.temperature_end is None or self.temperature_end > 0, "rollout.temperature_end", "must be > 0")
+        _require(self.temperature_shape in ("constant", "linear", "cosine", "exponential"),
+                 "rollout.temperature_shape", "must be constant, linear, cosine or exponential")
         _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
 
 

@@ -28,8 +28,9 @@ from tqdm import tqdm
 
 from k2rl.config import Config, to_dict
 from k2rl.model import default_model
-from k2rl.rollout import Request
+from k2rl.rollout import EnvCrash, Request
 from k2rl.sampling import filter_pool, sample_requests
+from k2rl.schedules import decay
 from k2rl.store import RunStore, connect, start_redis
 
 
@@ -97,7 +98,7 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         if not trajs:
             requests = sample_requests(cfg, step, pool, rates)
             trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step,
-                                               cfg.rollout.temperature), step, run_dir)
+                                               temperature_at(cfg, step)), step, run_dir)
             store.add_rollouts(step, trajs)
             store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
                                   [float(t["correct"]) for t in trajs])
@@ -107,7 +108,7 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         t2 = time.perf_counter()
         metrics |= call(worker.sync.remote(), step, run_dir)
         metrics |= task_metrics(trajs, "train")
-        metrics |= {"time/rollout": t1 - t0, "time/train": t2 - t1,
+        metrics |= {"temperature": temperature_at(cfg, step), "time/rollout": t1 - t0, "time/train": t2 - t1,
                     "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:
             metrics |= evaluate(worker, cfg)
@@ -121,6 +122,14 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
     after = evaluate(worker, cfg)
     ray.kill(worker)
     return summarize(run_dir, store, before, after)
+
+
+def temperature_at(cfg: Config, step: int) -> float:
+    r = cfg.rollout
+    if r.temperature_end is None:
+        return r.temperature
+    return decay(step, r.temperature, r.temperature_end, r.temperature_steps or cfg.train.steps,
+                 r.temperature_shape)
 
 
 def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Request] | None:
@@ -142,6 +151,11 @@ def call(ref, step: int, run_dir: Path):
 
     try:
         return ray.get(ref)
+    except ray.exceptions.RayTaskError as e:
+        if isinstance(getattr(e, "cause", None), EnvCrash):
+            raise RunError(f"{e.cause} at step {step}; nothing from this step was stored: fix the "
+                           f"environment and resume with `k2rl train --resume {run_dir}`") from None
+        raise
     except ray.exceptions.RayActorError as e:
         raise RunError(f"the hybrid worker died at step {step} ({type(e).__name__}); resume with "
                        f"`k2rl train --resume {run_dir}`") from None

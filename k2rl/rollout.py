@@ -17,6 +17,10 @@ import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.chat import observation_ids, prompt_ids, reply_text
 
 
+class EnvCrash(RuntimeError):
+    """An environment raised inside reset() or step(); the message names it and the prompt."""
+
+
 @dataclass
 class Request:
     """One prompt: K episodes of env_id reset with the same seed."""
@@ -68,7 +72,11 @@ def start_episodes(requests: list[Request], k: int, tokenizer, step: int,
     for req in requests:
         for i in range(k):
             env = gymnasium.make(req.env_id, **(env_kwargs or {}).get(req.env_id, {})).unwrapped
-            obs, info = env.reset(seed=req.seed, options={"split": req.split})
+            try:
+                obs, info = env.reset(seed=req.seed, options={"split": req.split})
+            except Exception as e:
+                raise EnvCrash(f"environment {req.env_id} crashed in reset(seed={req.seed}): "
+                               f"{type(e).__name__}: {e}") from e
             traj = Trajectory(f"{step}:{req.group}:{i}", req.env_id, info["task"], info["prompt_id"],
                               req.group, i, messages=[{"role": "user", "content": obs}])
             traj.ids = prompt_ids(tokenizer, obs)
@@ -105,7 +113,11 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, pena
     if not closed and (t.n_tokens >= e.budget or len(t.ids) >= max_len):
         t.truncated, t.reward, e.done = True, penalty, True  # over budget: scored, not stepped
         return
-    obs, reward, terminated, truncated, info = e.env.step(text)
+    try:
+        obs, reward, terminated, truncated, info = e.env.step(text)
+    except Exception as err:
+        raise EnvCrash(f"environment {t.env_id} crashed in step() on prompt {t.prompt_id}: "
+                       f"{type(err).__name__}: {err}") from err
     if terminated or truncated:
         t.reward, t.correct, e.done = float(reward), bool(info.get("correct", False)), True
         return

@@ -60,3 +60,17 @@ def test_budget_counts_all_turns_of_an_episode():
     rollout([Request("k2rl/Calculator-v0", seed=2, budget=14)], 1, TOK, generate)
     first = len("calc(12*12)") + 1
     assert calls[1][1] == [14 - first]
+
+
+def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):
+    import pytest
+
+    from envs.arithmetic import ArithmeticEnv
+    from k2rl.rollout import EnvCrash
+
+    def boom(self, action):
+        raise ZeroDivisionError("bad env")
+
+    monkeypatch.setattr(ArithmeticEnv, "_step", boom)
+    with pytest.raises(EnvCrash, match=r"k2rl/Arithmetic-v0 crashed in step\(\) on prompt arith:.*ZeroDivisionError: bad env"):
+        rollout([Request("k2rl/Arithmetic-v0", seed=1)], 2, TOK, scripted(["1"])[0])

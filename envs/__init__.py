@@ -13,6 +13,11 @@ from envs.base import TextEnv, split_of
 _ENTRY_POINTS = {
     "k2rl/Arithmetic-v0": "envs.arithmetic:ArithmeticEnv",
     "k2rl/Calculator-v0": "envs.calculator:CalculatorEnv",
+    "k2rl/Math-v0": "envs.math:MathEnv",
+    "k2rl/Countdown-v0": "envs.countdown:CountdownEnv",
+    "k2rl/Sudoku-v0": "envs.sudoku:SudokuEnv",
+    "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
+    "k2rl/Lookup-v0": "envs.lookup:LookupEnv",
 }
 K2RL_ENV_IDS: tuple[str, ...] = tuple(_ENTRY_POINTS)
 

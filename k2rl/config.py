@@ -74,7 +74,7 @@ class RolloutConfig:
     """Prompts per RL step; the step's batch is prompts_per_step * k trajectories."""
     temperature: float = 1.0
     """Sampling temperature of training rollouts at step 1."""
-    temperature_end: float | None = None
+    temperature_end: float | None = 0.5
     """Temperature reached at `temperature_steps` (K2's decay); None keeps it constant."""
     temperature_steps: int | None = None
     """Steps over which the temperature decays; None means train.steps."""
@@ -111,8 +111,9 @@ class RolloutConfig:
 class TrainConfig:
     steps: int = 40
     """RL steps (iterations of rollout, reward, update, weight sync)."""
-    lr: float = 2e-5
-    """Peak learning rate."""
+    lr: float = 5e-5
+    """Peak learning rate (measured on the default run: 2e-5, 5e-5 and 1e-4 all reach about 75%
+    held-out on the tool task by step 20; 5e-5 with temperature decay did best at step 40)."""
     tau: float = 0.1
     """Kimi loss regulariser toward pi_old (K2_RL_METHOD section 1)."""
     logp_norm: str = "sum"

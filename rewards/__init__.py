@@ -11,6 +11,9 @@ import difflib
 from typing import Callable
 
 from rewards.arithmetic import exact_int, parse_int
+from rewards.instructions import instruction_following
+from rewards.logic import countdown, sudoku
+from rewards.math import math_equiv
 
 Reward = Callable[[list[str], list], list[float]]
 
@@ -36,5 +39,10 @@ def get_reward(name: str) -> Reward:
 
 
 register_reward("exact_int", exact_int)
+register_reward("math_equiv", math_equiv)
+register_reward("countdown", countdown)
+register_reward("sudoku", sudoku)
+register_reward("instruction_following", instruction_following)
 
-__all__ = ["REWARDS", "Reward", "exact_int", "get_reward", "parse_int", "register_reward"]
+__all__ = ["REWARDS", "Reward", "countdown", "exact_int", "get_reward", "instruction_following",
+           "math_equiv", "parse_int", "register_reward", "sudoku"]

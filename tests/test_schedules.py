@@ -23,4 +23,4 @@ def test_decay_runs_from_start_to_end_monotonically(shape):
 def test_run_temperature_follows_config():
     cfg = load_config(None, ["train.steps=11", "rollout.temperature_end=0.5"])
     assert [temperature_at(cfg, s) for s in (1, 6, 11)] == pytest.approx([1.0, 0.75, 0.5])
-    assert temperature_at(load_config(None), 7) == 1.0
+    assert temperature_at(load_config(None, ["rollout.temperature_end=null"]), 7) == 1.0

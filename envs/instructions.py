@@ -1,0 +1,173 @@
+"""Single-turn instruction following with checkable constraints ("k2rl/Instructions-v0").
+
+The prompt is a tiny task plus 1 to 3 constraints, e.g.
+``"List fruits. lowercase, max 3 words, include 'fig'."``; the answer is the
+constraint spec scored by ``instruction_following`` (fraction satisfied, no
+credit for claiming compliance). Constraints come from different groups
+(format, case, length, word), so no two contradict by kind; a drawn
+combination is kept only if the expert's construction can meet it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from envs.base import Problem, TextEnv
+from rewards.instructions import follow_score
+
+# Short topic words keep answers within a 32-token budget.
+TOPICS: dict[str, tuple[str, ...]] = {
+    "List fruits.": ("apple", "pear", "plum", "fig", "lime", "kiwi", "mango", "grape", "lemon"),
+    "List colors.": ("red", "blue", "green", "pink", "gold", "gray", "tan", "teal", "navy"),
+    "List animals.": ("cat", "dog", "cow", "owl", "fox", "bee", "pig", "hen", "elk"),
+    "List drinks.": ("tea", "milk", "juice", "soda", "water", "cola", "wine", "cocoa"),
+}
+GROUPS = ("format", "case", "length", "word")  # prompt order: canonical
+MAX_CONSTRAINTS = 3
+MAX_RESPONSE_CHARS = 28  # the expert's answers fit the budget with room for EOS
+MAX_TRIES = 1_000
+
+
+@dataclass(frozen=True)
+class InstructionsProblem(Problem):
+    """A constraint spec with the topic's words, from which the expert builds answers."""
+
+    vocabulary: tuple[str, ...]
+
+
+def _pick(options: list, rng: np.random.Generator) -> Any:
+    """A uniform choice that keeps Python types (rng.choice would make numpy ones)."""
+    return options[int(rng.integers(len(options)))]
+
+
+def draw_constraint(group: str, vocabulary: tuple[str, ...], rng: np.random.Generator) -> dict:
+    """One random constraint of ``group`` (see rewards.instructions.CHECKS)."""
+    if group == "format":
+        n = _pick([2, 3], rng)
+        return _pick([{"kind": "json"}, {"kind": "bullets"}, {"kind": "sentences", "n": n}], rng)
+    if group == "case":
+        return _pick([{"kind": "lowercase"}, {"kind": "uppercase"}], rng)
+    if group == "length":
+        kind = _pick(["max_words", "min_words", "max_chars"], rng)
+        sizes = {"max_words": [2, 3, 4], "min_words": [2, 3], "max_chars": [12, 16, 20]}
+        return {"kind": kind, "n": _pick(sizes[kind], rng)}
+    return {"kind": _pick(["include", "exclude"], rng), "word": _pick(list(vocabulary), rng)}
+
+
+def describe(constraint: dict) -> str:
+    """The constraint as the prompt says it, e.g. "max 3 words" or "include 'fig'".
+
+    >>> describe({"kind": "sentences", "n": 2}), describe({"kind": "exclude", "word": "fig"})
+    ('2 sentences', "avoid 'fig'")
+    """
+    kind = constraint["kind"]
+    fixed = {"json": "as JSON", "bullets": "bullets", "lowercase": "lowercase",
+             "uppercase": "uppercase"}
+    if kind in fixed:
+        return fixed[kind]
+    if kind == "include":
+        return f"include '{constraint['word']}'"
+    if kind == "exclude":
+        return f"avoid '{constraint['word']}'"
+    units = {"sentences": "{n} sentences", "max_words": "max {n} words",
+             "min_words": "min {n} words", "max_chars": "max {n} chars"}
+    return units[kind].format(n=constraint["n"])
+
+
+def render(words: list[str], spec: list[dict]) -> str:
+    """``words`` laid out in the spec's format and case.
+
+    >>> render(["fig", "plum"], [{"kind": "bullets"}, {"kind": "uppercase"}])
+    '- FIG\\n- PLUM'
+    """
+    kinds = {constraint["kind"] for constraint in spec}
+    if "json" in kinds:
+        text = json.dumps(words)
+    elif "bullets" in kinds:
+        text = "\n".join(f"- {word}" for word in words)
+    elif "sentences" in kinds:
+        text = " ".join(f"{word}." for word in words)  # one word per sentence
+    else:
+        text = " ".join(words)
+    return text.upper() if "uppercase" in kinds else text
+
+
+def word_count_range(spec: list[dict]) -> tuple[int, int]:
+    """The fewest and most words a compliant answer may have (before the char limit)."""
+    low, high = 1, 4
+    for constraint in spec:
+        kind, n = constraint["kind"], constraint.get("n")
+        if kind == "sentences":
+            low, high = max(low, n), min(high, n)
+        elif kind == "max_words":
+            high = min(high, n)
+        elif kind == "min_words":
+            low = max(low, n)
+    return low, high
+
+
+def compose(spec: list[dict], vocabulary: tuple[str, ...],
+            rng: np.random.Generator | None = None) -> str | None:
+    """A compliant answer made of topic words, or None if this construction finds none.
+
+    With ``rng``, the word count and words are random; without it, the
+    fewest and shortest words are used, which is the best chance of
+    meeting a character limit.
+    """
+    low, high = word_count_range(spec)
+    if low > high:
+        return None
+    required = [c["word"] for c in spec if c["kind"] == "include"]
+    banned = {c["word"] for c in spec if c["kind"] == "exclude"} | set(required)
+    others = [word for word in vocabulary if word not in banned]
+    if rng is None:
+        count, others = low, sorted(others, key=len)
+    else:
+        count, others = int(rng.integers(low, high + 1)), list(rng.permutation(others))
+    words = (required + [str(word) for word in others])[:count]
+    text = render(words, spec)
+    if len(words) < count or len(text) > MAX_RESPONSE_CHARS or follow_score(text, spec) < 1.0:
+        return None
+    return text
+
+
+class InstructionsEnv(TextEnv):
+    """A topic and 1 to 3 constraints from distinct groups; the action is the answer."""
+
+    task = "instructions"
+    budget = 32
+    max_turns = 1
+    reward_name = "instruction_following"
+
+    def _draw(self) -> Problem:
+        rng = self.np_random
+        for _ in range(MAX_TRIES):
+            head = _pick(list(TOPICS), rng)
+            vocabulary = TOPICS[head]
+            count = int(rng.integers(1, MAX_CONSTRAINTS + 1))
+            groups = sorted(rng.choice(len(GROUPS), size=count, replace=False))
+            spec = [draw_constraint(GROUPS[int(g)], vocabulary, rng) for g in groups]
+            if compose(spec, vocabulary) is not None:
+                break
+        else:
+            raise RuntimeError(f"no satisfiable instruction spec in {MAX_TRIES} draws")
+        prompt = f"{head} {', '.join(describe(c) for c in spec)}."
+        # The prompt states the topic and every constraint: it is the canonical key.
+        return InstructionsProblem(key=f"instr:{prompt}", prompt=prompt, answer=spec,
+                                   vocabulary=vocabulary)
+
+    def _step(self, action: str) -> str | None:
+        return None  # every action is the final answer
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """A random compliant answer, or the shortest one when the random one fails."""
+        problem = self._require_active()
+        assert isinstance(problem, InstructionsProblem)
+        spec = problem.answer
+        answer = compose(spec, problem.vocabulary, rng) or compose(spec, problem.vocabulary)
+        assert answer is not None  # _draw keeps only specs the shortest answer meets
+        return answer

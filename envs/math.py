@@ -1,0 +1,103 @@
+"""Single-turn arithmetic and simple algebra ("k2rl/Math-v0").
+
+Five problem families, each a short prompt with a short answer, numeric or
+symbolic: ``"3*(4+5)-7="`` -> ``20``, ``"Solve 2x+3=11. x="`` -> ``4``,
+``"Half of 7 plus 4?"`` -> ``15/2``, ``"Simplify 7x-3x+2"`` -> ``4x+2``,
+``"1/2+1/3="`` -> ``5/6``. The answer is a string scored by ``math_equiv``,
+so any equivalent final form (``7.5``, ``\\frac{15}{2}``, ``x=4``) is right.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from envs.base import Problem, TextEnv
+
+SMALL_MAX = 9  # operands are single digits: a tiny model can learn the facts
+
+
+def _digit(rng: np.random.Generator, low: int = 1, high: int = SMALL_MAX) -> int:
+    """A uniform integer in [low, high]."""
+    return int(rng.integers(low, high + 1))
+
+
+def _chain(rng: np.random.Generator) -> tuple[str, str]:
+    """Multi-step arithmetic with precedence and parentheses, e.g. "3*(4+5)-7="."""
+    a, b, c, d = (_digit(rng) for _ in range(4))
+    templates = [
+        (f"{a}*({b}+{c})-{d}=", a * (b + c) - d),
+        (f"({a}+{b})*{c}=", (a + b) * c),
+        (f"{a}+{b}*{c}-{d}=", a + b * c - d),
+        (f"{a}*{b}-{c}*{d}=", a * b - c * d),
+    ]
+    prompt, value = templates[int(rng.integers(len(templates)))]
+    return prompt, str(value)
+
+
+def _solve(rng: np.random.Generator) -> tuple[str, str]:
+    """A linear equation with an integer root, e.g. "Solve 2x+3=11. x="."""
+    a, b, x = _digit(rng, 2), _digit(rng, 1, 20), _digit(rng, -SMALL_MAX)
+    return f"Solve {a}x+{b}={a * x + b}. x=", str(x)
+
+
+def _words(rng: np.random.Generator) -> tuple[str, str]:
+    """Arithmetic in words, sometimes with a fraction answer, e.g. "Half of 7 plus 4?"."""
+    a, b = _digit(rng, 2, 20), _digit(rng)
+    scales = [("Half of", Fraction(1, 2)), ("Double", Fraction(2)), ("Triple", Fraction(3))]
+    name, scale = scales[int(rng.integers(len(scales)))]
+    if rng.random() < 0.5:
+        return f"{name} {a} plus {b}?", str(scale * a + b)
+    return f"{name} {a} minus {b}?", str(scale * a - b)
+
+
+def _simplify(rng: np.random.Generator) -> tuple[str, str]:
+    """Collect like terms, e.g. "Simplify 7x-3x+2" -> "4x+2"."""
+    a, b, c = _digit(rng, 2), _digit(rng, 2), _digit(rng, 0)
+    if a - b >= 2 and rng.random() < 0.5:
+        expr, k = f"{a}x-{b}x", a - b
+    else:
+        expr, k = f"{a}x+{b}x", a + b
+    # k >= 2 by construction: an answer "x" would make the equivalent "1x"
+    # state more numbers than the answer, which math_equiv rejects.
+    if c:
+        return f"Simplify {expr}+{c}", f"{k}x+{c}"
+    return f"Simplify {expr}", f"{k}x"
+
+
+def _fractions(rng: np.random.Generator) -> tuple[str, str]:
+    """Sum or difference of two unit-ish fractions, e.g. "1/2+1/3=" -> "5/6"."""
+    b, d = _digit(rng, 2, 6), _digit(rng, 2, 6)
+    a, c = _digit(rng, 1, b - 1), _digit(rng, 1, d - 1)
+    op = "+" if rng.random() < 0.5 else "-"
+    value = Fraction(a, b) + Fraction(c, d) if op == "+" else Fraction(a, b) - Fraction(c, d)
+    return f"{a}/{b}{op}{c}/{d}=", str(value)
+
+
+FAMILIES: tuple[Callable[[np.random.Generator], tuple[str, str]], ...] = (
+    _chain, _solve, _words, _simplify, _fractions,
+)
+
+
+class MathEnv(TextEnv):
+    """One problem from a uniformly chosen family; the action is the answer."""
+
+    task = "math"
+    budget = 16
+    max_turns = 1
+    reward_name = "math_equiv"
+
+    def _draw(self) -> Problem:
+        family = FAMILIES[int(self.np_random.integers(len(FAMILIES)))]
+        prompt, answer = family(self.np_random)
+        # The prompt states the whole problem, so it is the canonical key.
+        return Problem(key=f"math:{prompt}", prompt=prompt, answer=answer)
+
+    def _step(self, action: str) -> str | None:
+        return None  # every action is the final answer
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """The answer in its canonical form, e.g. "4x+2" or "-1/6"."""
+        return str(self._require_active().answer)

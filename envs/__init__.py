@@ -18,6 +18,7 @@ _ENTRY_POINTS = {
     "k2rl/Sudoku-v0": "envs.sudoku:SudokuEnv",
     "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
     "k2rl/Lookup-v0": "envs.lookup:LookupEnv",
+    "k2rl/Code-v0": "envs.code:CodeEnv",
 }
 K2RL_ENV_IDS: tuple[str, ...] = tuple(_ENTRY_POINTS)
 

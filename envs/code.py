@@ -57,7 +57,8 @@ TEMPLATES = (
              "def f(x):\n    return x % {0} == 0",
              lambda x, a: x % a == 0, lambda a: (0, a, 3 * a, a + 1, 2 * a - 1)),
     Template("fib", ((0, 20), (0, 20)), "Write f(n): f(0)={0}, f(1)={1}, f(n)=f(n-1)+f(n-2).",
-             "def f(n):\n    a, b = {0}, {1}\n    for _ in range(n):\n        a, b = b, a+b\n    return a",
+             "def f(n):\n    a, b = {0}, {1}\n    for _ in range(n):\n"
+             "        a, b = b, a+b\n    return a",
              _fibonacci_like, lambda a, b: (0, 1, 2, 7, 12)),
     Template("gt", ((0, 99),), "Write f(xs) that returns the elements of xs greater than {0}.",
              "def f(xs):\n    return [x for x in xs if x > {0}]",

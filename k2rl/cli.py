@@ -132,10 +132,10 @@ def cmd_envs_list(args) -> int:
     from k2rl.registry import SOURCES, k2rl_ids
 
     load_envs(load_config(args.config))
-    print(f"{'id':<28}{'task':<14}{'verifier':<14}{'budget':>7}  source")
+    print(f"{'id':<28}{'task':<14}{'verifier':<23}{'budget':>7}  source")
     for env_id in k2rl_ids():
         env = gymnasium.make(env_id).unwrapped
-        print(f"{env_id:<28}{getattr(env, 'task', '?'):<14}{getattr(env, 'reward_name', '?'):<14}"
+        print(f"{env_id:<28}{getattr(env, 'task', '?'):<14}{getattr(env, 'reward_name', '?'):<23}"
               f"{getattr(env, 'budget', 0):>7}  {SOURCES[env_id]}")
     return 0
 

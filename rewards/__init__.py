@@ -11,6 +11,7 @@ import difflib
 from typing import Callable
 
 from rewards.arithmetic import exact_int, parse_int
+from rewards.code import unit_tests
 from rewards.instructions import instruction_following
 from rewards.logic import countdown, sudoku
 from rewards.math import math_equiv
@@ -43,6 +44,7 @@ register_reward("math_equiv", math_equiv)
 register_reward("countdown", countdown)
 register_reward("sudoku", sudoku)
 register_reward("instruction_following", instruction_following)
+register_reward("unit_tests", unit_tests)
 
 __all__ = ["REWARDS", "Reward", "countdown", "exact_int", "get_reward", "instruction_following",
-           "math_equiv", "parse_int", "register_reward", "sudoku"]
+           "math_equiv", "parse_int", "register_reward", "sudoku", "unit_tests"]

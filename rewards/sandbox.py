@@ -26,7 +26,8 @@ process group.
 Not contained: reading world-readable files, writing to world-writable
 directories (``/tmp``, ``/dev/shm``; ``TMPDIR`` points into the run's folder so
 well-behaved code stays there), and disk use beyond one file's size limit
-while the run lasts. When not root, there is no uid drop and RLIMIT_NPROC
+while the run lasts. Orphans that were killed are reaped by init, which may
+take a moment (about a second here). When not root, there is no uid drop and RLIMIT_NPROC
 counts all of the user's processes; the prelude, when used, is a guard against
 accidents, not a wall (ctypes or a fresh interpreter get past it).
 """
@@ -49,9 +50,10 @@ import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Container, Iterable, Literal
+from typing import Any, BinaryIO, Callable, Container, Iterable, Literal
 
 NetworkIsolation = Literal["netns", "prelude"]
+Limits = list[tuple[int, tuple[int, int]]]  # (resource.RLIMIT_*, (soft, hard))
 
 # Candidate uids for runs, one per concurrent run; ids known to the user
 # database are skipped so that no real account's processes are ever swept.
@@ -170,9 +172,9 @@ def _run(
     interpreter: str,
     timeout: float,
     max_output: int,
-    limits: list[tuple[int, tuple[int, int]]],
+    limits: Limits,
 ) -> SandboxResult:
-    """Start the code in ``workdir``, wait for it or the timeout, kill its group, read its output."""
+    """Start the code in ``workdir``, wait (or time out), kill its group, read its output."""
     with open(os.path.join(workdir, SCRIPT_NAME), "w", encoding="utf-8",
               errors="surrogatepass") as script:
         script.write(code)
@@ -187,8 +189,8 @@ def _run(
         args = ["-c", NO_NETWORK_PRELUDE] if isolation == "prelude" else [SCRIPT_NAME]
         env = {"PATH": ENV_PATH, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"}
         started = time.monotonic()
-        # Session, namespace and uid are all set in preexec_fn: Popen's own
-        # user=/group= would drop root before the namespace could be made.
+        # start_new_session makes the group to kill; namespace and uid come in
+        # preexec_fn, since Popen's own user= would drop root before unshare.
         process = subprocess.Popen(
             [interpreter, "-I", "-S", *args], stdin=stdin_file, stdout=out, stderr=err,
             cwd=workdir, env=env, start_new_session=True,
@@ -208,7 +210,7 @@ def _run(
                          timed_out, wall_seconds, isolation)
 
 
-def _limits(cpu_seconds: int, memory_mb: int, max_processes: int) -> list[tuple[int, tuple[int, int]]]:
+def _limits(cpu_seconds: int, memory_mb: int, max_processes: int) -> Limits:
     """The rlimits to set, never above this process's own hard limits."""
     wanted = {
         # One second between soft (SIGXCPU) and hard (SIGKILL) limits.
@@ -228,9 +230,7 @@ def _limits(cpu_seconds: int, memory_mb: int, max_processes: int) -> list[tuple[
     return limits
 
 
-def _confine(
-    limits: list[tuple[int, tuple[int, int]]], uid: int | None, netns: bool
-) -> Callable[[], None]:
+def _confine(limits: Limits, uid: int | None, netns: bool) -> Callable[[], None]:
     """The preexec_fn: namespace first (it needs root), then limits, then the uid drop.
 
     Everything it uses is computed beforehand: it runs in the forked child of
@@ -290,7 +290,7 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _read_capped(file, max_output: int) -> tuple[str, bool]:
+def _read_capped(file: BinaryIO, max_output: int) -> tuple[str, bool]:
     """The first ``max_output`` bytes of ``file`` as text, and whether there was more."""
     file.seek(0)
     data = file.read(max_output + 1)
@@ -435,7 +435,8 @@ def network_isolation() -> NetworkIsolation:
     with _network_lock:
         if _network_isolation is None:
             try:
-                subprocess.run(["/bin/true"], check=True, preexec_fn=_confine([], None, True))
+                subprocess.run([sys.executable, "-I", "-S", "-c", ""], check=True,
+                               preexec_fn=_confine([], None, True))
                 _network_isolation = "netns"
             except (OSError, subprocess.SubprocessError):
                 _network_isolation = "prelude"
@@ -485,19 +486,19 @@ class SandboxPool:
     overrides them.
     """
 
-    def __init__(self, workers: int = 2, **defaults) -> None:
+    def __init__(self, workers: int = 2, **defaults: Any) -> None:
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.workers = workers
         self.defaults = defaults
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="k2rl-sandbox")
 
-    def submit(self, code: str, stdin: str = "", **kwargs) -> Future[SandboxResult]:
+    def submit(self, code: str, stdin: str = "", **kwargs: Any) -> Future[SandboxResult]:
         """Start one run; its result (or host error) arrives in the future."""
         return self._executor.submit(run_python, code, stdin, **{**self.defaults, **kwargs})
 
     def map(
-        self, codes: Iterable[str], stdins: Iterable[str] | None = None, **kwargs
+        self, codes: Iterable[str], stdins: Iterable[str] | None = None, **kwargs: Any
     ) -> list[SandboxResult]:
         """Run every code (with the matching stdin) in parallel; results in order."""
         codes = list(codes)

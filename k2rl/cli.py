@@ -87,6 +87,10 @@ def cmd_train(args) -> int:
         overrides = [*overrides, f"ray.address={args.ray_address}"]
     cfg = load_config(path, overrides)
     load_envs(cfg)
+    if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
+        from k2rl.ptx import read_ptx
+
+        read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
     if not args.resume:
         name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
         run_dir = Path(cfg.log.run_dir) / name

@@ -12,8 +12,9 @@ import math
 import torch
 
 from k2rl.config import TrainConfig
-from k2rl.loss import kimi_loss, sequence_logp
-from k2rl.sft import collate, token_logp
+from k2rl.loss import kimi_loss, length_reward, sequence_logp
+from k2rl.schedules import decay
+from k2rl.sft import collate, token_logp, token_nll
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
@@ -43,9 +44,13 @@ def set_lr(optimizers: list[torch.optim.Optimizer], lr: float) -> None:
             group["lr"] = lr
 
 
-def lr_at(step: int, cfg: TrainConfig) -> float:
-    """Linear warm-up then constant (RL steps count from 1)."""
-    return cfg.lr * min(1.0, step / cfg.warmup_steps) if cfg.warmup_steps else cfg.lr
+def lr_at(step: int, cfg: TrainConfig, total: int) -> float:
+    """Linear warm-up, then constant or decaying to lr * lr_min_ratio (RL steps count from 1)."""
+    if cfg.warmup_steps and step <= cfg.warmup_steps:
+        return cfg.lr * step / cfg.warmup_steps
+    after = step - cfg.warmup_steps
+    return decay(after, cfg.lr, cfg.lr * cfg.lr_min_ratio, max(1, total - cfg.warmup_steps),
+                 cfg.lr_decay)
 
 
 def batch_of(trajs: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
@@ -72,14 +77,35 @@ def engine_gap(tok_logp: torch.Tensor, trajs: list[dict], mask: torch.Tensor) ->
     return gaps.mean().item() if len(gaps) else 0.0
 
 
-def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int) -> dict:
+def shape_rewards(batch: dict, trajs: list[dict], k: int, cfg: TrainConfig, step: int) -> dict:
+    """Add the length reward to the task reward once its warm-up is over; returns metrics."""
+    if cfg.length_reward_weight <= 0 or step <= cfg.length_reward_warmup:
+        return {}
+    lengths = torch.tensor([t["n_tokens"] for t in trajs])
+    correct = torch.tensor([float(t["correct"]) for t in trajs])
+    lam = length_reward(lengths, correct, k)
+    batch["rewards"] = batch["rewards"] + cfg.length_reward_weight * lam
+    return {"length_reward": lam.mean().item()}
+
+
+def ptx_term(model, ptx: list | None, cfg: TrainConfig, rng, pad_id: int) -> torch.Tensor | None:
+    """β · NLL of a batch of curated samples, or None when PTX is off."""
+    if not ptx or cfg.ptx_beta <= 0:
+        return None
+    picks = rng.choice(len(ptx), size=min(cfg.ptx_batch, len(ptx)), replace=False)
+    return token_nll(model, collate([ptx[i] for i in picks], pad_id))
+
+
+def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int,
+           step: int = 1, ptx: list | None = None, rng=None) -> dict:
     """One RL step's optimizer steps on `trajs` (groups of k consecutive samples)."""
     batch = batch_of(trajs, pad_id)
+    extra = shape_rewards(batch, trajs, k, cfg, step)
     logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
     gap = engine_gap(tok_old, trajs, batch["loss_mask"])
     groups = len(trajs) // k
     per_mb = math.ceil(groups / cfg.minibatches)
-    losses, norms = [], []
+    losses, norms, ptx_losses = [], [], []
     model.train()
     for _ in range(cfg.inner_steps):
         for g0 in range(0, groups, per_mb):
@@ -87,6 +113,10 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
             tok = token_logp(model, batch["input_ids"][sl], batch["attention_mask"][sl])
             logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
             loss = kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
+            nll = ptx_term(model, ptx, cfg, rng, pad_id)
+            if nll is not None:
+                ptx_losses.append(nll.item())
+                loss = loss + cfg.ptx_beta * nll
             for opt in optimizers:
                 opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -96,5 +126,7 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
                 opt.step()
             losses.append(loss.item())
     model.eval()
+    if ptx_losses:
+        extra["ptx_loss"] = sum(ptx_losses) / len(ptx_losses)
     return {"loss": sum(losses) / len(losses), "grad_norm": sum(norms) / len(norms),
-            "logp_gap": gap}
+            "logp_gap": gap, **extra}

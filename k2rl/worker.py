@@ -7,12 +7,15 @@ trainer's parameters into the engine in place.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from k2rl import engine
 from k2rl.config import Config
+from k2rl.ptx import load_ptx, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
 from k2rl.trainer import lr_at, make_optimizer, set_lr, update
@@ -31,6 +34,8 @@ class HybridWorker:
         self.model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed)
         self.optimizers = make_optimizer(self.model, cfg.train)
+        self.ptx = self._load_ptx(cfg)
+        self.rng = np.random.default_rng(cfg.train.seed)
         if optimizer_state:
             for opt, state in zip(self.optimizers, torch.load(optimizer_state)):
                 opt.load_state_dict(state)
@@ -49,10 +54,27 @@ class HybridWorker:
                         max_len=self.cfg.rollout.max_model_len)
         return [t.to_dict() for t in trajs]
 
+    def _load_ptx(self, cfg: Config) -> list | None:
+        if cfg.train.ptx_beta <= 0:
+            return None
+        path = cfg.train.ptx_data or write_curated(Path(tempfile.mkdtemp()) / "curated.jsonl")
+        return load_ptx(path, self.tokenizer)
+
     def train(self, trajs: list[dict], step: int) -> dict:
-        set_lr(self.optimizers, lr_at(step, self.cfg.train))
-        return update(self.model, self.optimizers, trajs, self.cfg.rollout.k, self.cfg.train,
-                      self.tokenizer.pad_token_id)
+        if self.cfg.train.reset_optimizer:  # k1.5: fresh optimizer state every iteration
+            self.optimizers = make_optimizer(self.model, self.cfg.train)
+        lr = lr_at(step, self.cfg.train, self.cfg.train.steps)
+        set_lr(self.optimizers, lr)
+        metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, self.cfg.train,
+                         self.tokenizer.pad_token_id, step, self.ptx, self.rng)
+        return {**metrics, "lr": lr}
+
+    def ptx_nll(self, n: int = 128) -> float:
+        """Mean NLL of the first n curated samples (how much PTX keeps them likely)."""
+        from k2rl.sft import collate, token_nll
+
+        with torch.no_grad():
+            return token_nll(self.model, collate(self.ptx[:n], self.tokenizer.pad_token_id)).item()
 
     def sync(self) -> dict:
         return engine.push_weights(self.llm, self.model)

@@ -15,6 +15,9 @@ from pathlib import Path
 import yaml
 
 
+DEFAULT_TASKS = ("k2rl/Arithmetic-v0", "k2rl/Calculator-v0", "k2rl/Lookup-v0")
+
+
 class ConfigError(ValueError):
     """A bad config key or value; the message names the key and where it came from."""
 
@@ -38,7 +41,9 @@ class ModelConfig:
     sft_lr: float = 2e-3
     """Default model: peak AdamW learning rate of the warm-start."""
     tool_rate: float = 0.25
-    """Default model: share of tool-use demonstrations that call the tool (the rest guess)."""
+    """Default model: share of calculator demonstrations that call the tool (the rest guess)."""
+    demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
+    """Default model: environments whose scripted experts play the warm-start demonstrations."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
     cache_dir: str = "~/.cache/k2rl/models"
@@ -203,8 +208,7 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
-    tasks: list[TaskConfig] = field(default_factory=lambda: [
-        TaskConfig("k2rl/Arithmetic-v0", 1.0), TaskConfig("k2rl/Calculator-v0", 1.0)])
+    tasks: list[TaskConfig] = field(default_factory=lambda: [TaskConfig(t) for t in DEFAULT_TASKS])
     """The task mix."""
     env_modules: list[str] = field(default_factory=list)
     """Modules to import before making environments (they call gymnasium.register)."""

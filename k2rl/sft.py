@@ -20,12 +20,9 @@ import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.chat import observation_ids, prompt_ids, text_ids
 from k2rl.config import ModelConfig
 
-DEMO_TASKS = ("k2rl/Arithmetic-v0", "k2rl/Calculator-v0")
-
-
 def make_demo_envs(cfg: ModelConfig) -> list:
     kwargs = {"k2rl/Calculator-v0": {"tool_rate": cfg.tool_rate}}
-    return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in DEMO_TASKS]
+    return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:

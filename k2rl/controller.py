@@ -118,7 +118,7 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
             checkpoint(worker, run_dir, store, step)
         bar.set_postfix(reward=f"{metrics['train/all/reward']:.2f}",
                         acc=f"{metrics['train/all/accuracy']:.2f}",
-                        s_step=f"{metrics['time/step']:.1f}")
+                        s_step=f"{metrics['time/step']:.1f}", refresh=False)
     after = evaluate(worker, cfg)
     ray.kill(worker)
     return summarize(run_dir, store, before, after)

@@ -92,6 +92,6 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
         opt.step()
         sched.step()
         losses.append(loss.item())
-        bar.set_postfix(loss=f"{loss.item():.3f}")
+        bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
     model.eval()
     return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": cfg.sft_steps}

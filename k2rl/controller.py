@@ -203,7 +203,8 @@ def start_worker(cfg: Config, state: dict):
     model_dir = ckpt or str(default_model(cfg.model, progress=cfg.log.progress))
     opt_state = str(Path(ckpt) / "optimizer.pt") if ckpt else None
     env = {"OMP_NUM_THREADS": str(cfg.rollout.threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
-           "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": "WARNING"}
+           "TOKENIZERS_PARALLELISM": "false",
+           "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "ERROR")}
     actor = ray.remote(HybridWorker).options(num_cpus=1, runtime_env={"env_vars": env})
     return actor.remote(model_dir, cfg, opt_state)
 

@@ -19,7 +19,7 @@ def configure_env(threads: int, kv_cache_gib: int) -> None:
     os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     os.environ["VLLM_CPU_KVCACHE_SPACE"] = str(kv_cache_gib)
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # per-step reload warnings are noise
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 

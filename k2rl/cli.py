@@ -6,6 +6,7 @@
     k2rl report RUN_DIR                               held-out accuracy before/after and last metrics
     k2rl envs list [--config C]                       registered environments and where they come from
     k2rl envs check ID                                check_env and a few scripted episodes
+    k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
 
 Errors a user can fix (bad config, unknown environment, missing service, dead worker) print one
 sentence and exit with status 2, without a traceback.
@@ -60,6 +61,16 @@ def parser() -> argparse.ArgumentParser:
     ck.add_argument("--episodes", type=int, default=3)
     ck.add_argument("--config", help="also load the environments this config names")
     ck.set_defaults(func=cmd_envs_check)
+    c = sub.add_parser("critic", help="the self-critique critic").add_subparsers(required=True, metavar="ACTION")
+    ev = c.add_parser("eval", help="pairwise accuracy of a model as judge on held-out pairs")
+    ev.add_argument("--model", required=True, help="HF model folder (e.g. a run's checkpoint)")
+    src = ev.add_mutually_exclusive_group(required=True)
+    src.add_argument("--pairs", help="JSONL of {prompt, chosen, rejected, task?, rubric?}")
+    src.add_argument("--run", help="a run folder: use its held-out pairs from Redis")
+    ev.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
+    ev.add_argument("--tie-margin", type=float, default=0.0, help="|p(A) - 0.5| below this is a tie")
+    ev.add_argument("--json", action="store_true", help="print the result as JSON")
+    ev.set_defaults(func=cmd_critic_eval)
     return p
 
 
@@ -168,6 +179,44 @@ def cmd_envs_check(args) -> int:
             total, done = total + reward, terminated or truncated
         print(f"  episode {episode}: reward {total:.2f} ({'expert' if expert else 'random'} policy)"
               f"  {env.messages() if hasattr(env, 'messages') else ''}")
+    return 0
+
+
+def run_pairs(run_dir: str) -> list:
+    """The held-out critic pairs of a run, from its Redis (its own server, restarted if needed)."""
+    from critic.pairs import Pair
+    from k2rl.store import RunStore, connect, start_redis
+
+    run = Path(run_dir)
+    if not (run / "config.yaml").exists():
+        raise FileNotFoundError(f"{run} is not a k2rl run folder (no config.yaml)")
+    url = load_config(run / "config.yaml").redis.url
+    server = None if url else start_redis(run)
+    try:
+        rows = RunStore(connect(url or server.url), run.name).pairs("heldout")
+    finally:
+        if server:
+            server.stop()
+    if not rows:
+        raise ConfigError(f"run {run} has no held-out critic pairs")
+    return [Pair(**row) for row in rows]
+
+
+def cmd_critic_eval(args) -> int:
+    from critic.evaluate import evaluate_scorer, format_table
+    from critic.pairs import PairsError, read_pairs
+    from critic.rubrics import RubricError, load_rubrics
+    from k2rl.judge import standalone_scorer
+
+    try:
+        pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
+        rubrics = load_rubrics(args.rubrics)
+    except (PairsError, RubricError) as e:
+        raise ConfigError(str(e)) from None
+    if not Path(args.model, "config.json").exists():
+        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json)")
+    result = evaluate_scorer(pairs, rubrics, standalone_scorer(args.model), args.tie_margin)
+    print(json.dumps(result, indent=1) if args.json else format_table(result))
     return 0
 
 

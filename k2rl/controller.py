@@ -29,6 +29,7 @@ from tqdm import tqdm
 from k2rl.config import Config, to_dict
 from k2rl.model import default_model
 from k2rl.rollout import EnvCrash, Request
+from k2rl.refresh import harvest, heldout_pairs, store_pairs, training_examples
 from k2rl.sampling import filter_pool, sample_requests
 from k2rl.schedules import decay
 from k2rl.store import RunStore, connect, start_redis
@@ -102,16 +103,21 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
             store.add_rollouts(step, trajs)
             store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
                                   [float(t["correct"]) for t in trajs])
+            if cfg.critic.refresh:
+                store_pairs(store, harvest(trajs, cfg.rollout.k))
         _maybe_inject_failure(step)
         t1 = time.perf_counter()
-        metrics = call(worker.train.remote(trajs, step), step, run_dir)
+        rng = np.random.default_rng([cfg.train.seed, step])
+        examples = (training_examples(store, cfg.critic.pairs_per_step, rng)
+                    if cfg.critic.refresh else None)
+        metrics = call(worker.train.remote(trajs, step, examples), step, run_dir)
         t2 = time.perf_counter()
         metrics |= call(worker.sync.remote(), step, run_dir)
         metrics |= task_metrics(trajs, "train")
         metrics |= {"temperature": temperature_at(cfg, step), "time/rollout": t1 - t0, "time/train": t2 - t1,
                     "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:
-            metrics |= evaluate(worker, cfg)
+            metrics |= evaluate(worker, cfg) | critic_accuracy(worker, cfg, store)
         if step not in logged:
             log(run_dir, store, step, metrics)
         if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
@@ -143,6 +149,14 @@ def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Reque
     pool, _ = filter_pool(cfg, lambda reqs, k, temp: ray.get(worker.rollout.remote(reqs, k, 0, temp)))
     store.set_state(pool=[r.__dict__ for r in pool])
     return pool
+
+
+def critic_accuracy(worker, cfg: Config, store: RunStore) -> dict[str, float]:
+    """The policy as judge on the run's held-out pairs (none yet: nothing to report)."""
+    import ray
+
+    pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
+    return ray.get(worker.critic_eval.remote(pairs)) if pairs else {}
 
 
 def call(ref, step: int, run_dir: Path):

@@ -81,3 +81,19 @@ def _retie_output_head(model) -> None:
     if method is None or not getattr(getattr(model, "config", None), "tie_word_embeddings", False):
         return
     method.process_weights_after_loading(head)
+
+
+def choice_logprobs(llm, prompts: list[list[int]], choices: list[int]) -> list[list[float]]:
+    """log p(choice | prompt) under the engine, for each prompt and each single-token choice.
+
+    Each choice is appended to the prompt and scored with `prompt_logprobs`, so the answer is
+    exact whatever the vocabulary size (top-k logprobs could miss a choice).
+    """
+    from vllm import SamplingParams, TokensPrompt
+
+    reqs = [TokensPrompt(prompt_token_ids=p + [c]) for p in prompts for c in choices]
+    params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
+    outs = llm.generate(reqs, params, use_tqdm=False)
+    flat = [o.prompt_logprobs[-1][c].logprob for o, c in zip(outs, choices * len(prompts))]
+    n = len(choices)
+    return [flat[i:i + n] for i in range(0, len(flat), n)]

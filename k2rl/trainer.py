@@ -88,16 +88,22 @@ def shape_rewards(batch: dict, trajs: list[dict], k: int, cfg: TrainConfig, step
     return {"length_reward": lam.mean().item()}
 
 
-def ptx_term(model, ptx: list | None, cfg: TrainConfig, rng, pad_id: int) -> torch.Tensor | None:
-    """β · NLL of a batch of curated samples, or None when PTX is off."""
-    if not ptx or cfg.ptx_beta <= 0:
-        return None
-    picks = rng.choice(len(ptx), size=min(cfg.ptx_batch, len(ptx)), replace=False)
-    return token_nll(model, collate([ptx[i] for i in picks], pad_id))
+def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
+    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} -> {name: nll}.
+
+    PTX (curated samples) and the critic's verdicts (judge examples) are both next-token losses
+    on their assistant tokens, added to the policy loss in the same update.
+    """
+    out = {}
+    for name, (samples, weight, batch) in aux.items():
+        if samples and weight > 0:
+            picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
+            out[name] = token_nll(model, collate([samples[i] for i in picks], pad_id))
+    return out
 
 
 def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int,
-           step: int = 1, ptx: list | None = None, rng=None) -> dict:
+           step: int = 1, aux: dict | None = None, rng=None) -> dict:
     """One RL step's optimizer steps on `trajs` (groups of k consecutive samples)."""
     batch = batch_of(trajs, pad_id)
     extra = shape_rewards(batch, trajs, k, cfg, step)
@@ -105,7 +111,7 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
     gap = engine_gap(tok_old, trajs, batch["loss_mask"])
     groups = len(trajs) // k
     per_mb = math.ceil(groups / cfg.minibatches)
-    losses, norms, ptx_losses = [], [], []
+    losses, norms, aux_losses = [], [], {}
     model.train()
     for _ in range(cfg.inner_steps):
         for g0 in range(0, groups, per_mb):
@@ -113,10 +119,9 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
             tok = token_logp(model, batch["input_ids"][sl], batch["attention_mask"][sl])
             logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
             loss = kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
-            nll = ptx_term(model, ptx, cfg, rng, pad_id)
-            if nll is not None:
-                ptx_losses.append(nll.item())
-                loss = loss + cfg.ptx_beta * nll
+            for name, nll in aux_terms(model, aux or {}, rng, pad_id).items():
+                aux_losses.setdefault(name, []).append(nll.item())
+                loss = loss + aux[name][1] * nll
             for opt in optimizers:
                 opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -126,7 +131,7 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
                 opt.step()
             losses.append(loss.item())
     model.eval()
-    if ptx_losses:
-        extra["ptx_loss"] = sum(ptx_losses) / len(ptx_losses)
+    for name, values in aux_losses.items():
+        extra[f"{name}_loss"] = sum(values) / len(values)
     return {"loss": sum(losses) / len(losses), "grad_norm": sum(norms) / len(norms),
             "logp_gap": gap, **extra}

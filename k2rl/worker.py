@@ -15,7 +15,8 @@ import torch
 
 from k2rl import engine
 from k2rl.config import Config
-from k2rl.ptx import load_ptx, write_curated
+from k2rl.judge import make_scorer
+from k2rl.ptx import encode_messages, load_ptx, parse_line, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
 from k2rl.trainer import lr_at, make_optimizer, set_lr, update
@@ -60,14 +61,29 @@ class HybridWorker:
         path = cfg.train.ptx_data or write_curated(Path(tempfile.mkdtemp()) / "curated.jsonl")
         return load_ptx(path, self.tokenizer)
 
-    def train(self, trajs: list[dict], step: int) -> dict:
+    def train(self, trajs: list[dict], step: int, critic_examples: list[dict] | None = None) -> dict:
+        """One update: Kimi loss on `trajs`, plus PTX and the critic's verdict loss if on."""
         if self.cfg.train.reset_optimizer:  # k1.5: fresh optimizer state every iteration
             self.optimizers = make_optimizer(self.model, self.cfg.train)
         lr = lr_at(step, self.cfg.train, self.cfg.train.steps)
         set_lr(self.optimizers, lr)
-        metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, self.cfg.train,
-                         self.tokenizer.pad_token_id, step, self.ptx, self.rng)
+        t, c = self.cfg.train, self.cfg.critic
+        judge = [encode_messages(self.tokenizer, parse_line(json.dumps(e), "critic example"))
+                 for e in critic_examples or []]
+        aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch), "critic": (judge, c.weight, len(judge))}
+        metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, t,
+                         self.tokenizer.pad_token_id, step, aux, self.rng)
         return {**metrics, "lr": lr}
+
+    def critic_eval(self, pairs: list[dict], tie_margin: float = 0.0) -> dict:
+        """The policy as judge on labelled pairs, scored from the engine's log-probs."""
+        from critic.evaluate import evaluate_scorer
+        from critic.pairs import Pair
+        from critic.rubrics import load_rubrics
+
+        result = evaluate_scorer([Pair(**p) for p in pairs], load_rubrics(),
+                                 make_scorer(self.llm, self.tokenizer), tie_margin)
+        return {f"critic/{k}": v for k, v in result.items() if isinstance(v, float)}
 
     def ptx_nll(self, n: int = 128) -> float:
         """Mean NLL of the first n curated samples (how much PTX keeps them likely)."""

@@ -1,0 +1,33 @@
+"""The policy as its own critic: the engine-side scorer for critic/ (K2 sec. 3.2.2).
+
+critic/ holds the rubrics, the pairwise arithmetic and the evaluation; this module gives it
+the one thing it needs from the engine: for each judge message, the log-probs of the replies
+"A" and "B" as the assistant's next token, from the same vLLM engine that samples rollouts.
+"""
+from __future__ import annotations
+
+from critic.judge import VERDICTS
+from k2rl import engine
+from k2rl.chat import prompt_ids
+
+
+def make_scorer(llm, tokenizer):
+    """score(texts) -> [(logp_A, logp_B), ...], one batched engine call per use."""
+    choices = [tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
+
+    def score(texts: list[str]) -> list[tuple[float, float]]:
+        if not texts:
+            return []
+        rows = engine.choice_logprobs(llm, [prompt_ids(tokenizer, t) for t in texts], choices)
+        return [(a, b) for a, b in rows]
+
+    return score
+
+
+def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2):
+    """An engine and scorer outside a run (for `k2rl critic eval`)."""
+    engine.configure_env(threads, kv_cache_gib=1)
+    from transformers import AutoTokenizer
+
+    llm = engine.start_engine(model_dir, max_model_len, seed=0)
+    return make_scorer(llm, AutoTokenizer.from_pretrained(model_dir))

@@ -63,3 +63,33 @@ def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
     assert all(p.ndim == 2 for g in muon.param_groups for p in g["params"])
     embed = worker.model.model.embed_tokens.weight
     assert any(p is embed for g in adamw.param_groups for p in g["params"])
+
+
+def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
+    """log p("A"), log p("B") as the judge's next token: engine (prompt logprobs) == trainer."""
+    from critic.judge import VERDICTS
+    from k2rl.chat import prompt_ids
+    from k2rl.judge import make_scorer
+
+    texts = ["Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?", "Q: 9*9= A: 80 B: 81 Better?"]
+    scores = make_scorer(worker.llm, worker.tokenizer)(texts)
+    ids = [worker.tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
+    for text, (la, lb) in zip(texts, scores):
+        with torch.no_grad():
+            logits = worker.model(torch.tensor([prompt_ids(worker.tokenizer, text)])).logits[0, -1]
+        logp = torch.log_softmax(logits, -1)
+        assert la == pytest.approx(logp[ids[0]].item(), abs=1e-4)
+        assert lb == pytest.approx(logp[ids[1]].item(), abs=1e-4)
+
+
+def test_critic_eval_and_verdict_loss_in_the_update(worker):
+    pairs = [{"prompt": "2+2=", "chosen": "4", "rejected": "5", "task": "arithmetic"}] * 2
+    result = worker.critic_eval(pairs)
+    assert {"critic/accuracy", "critic/swap_consistency", "critic/tie_rate"} <= set(result)
+    from critic.pairs import Pair, judge_examples
+    from critic.rubrics import load_rubrics
+
+    examples = judge_examples([Pair(**p) for p in pairs], load_rubrics())
+    trajs = worker.rollout(requests(), 2, 3, 1.0)
+    metrics = worker.train(trajs, step=2, critic_examples=examples)
+    assert metrics["critic_loss"] > 0

@@ -183,8 +183,9 @@ class CriticConfig:
     refresh: bool = False
     """Closed loop: turn verifiable groups with mixed outcomes into labelled pairs (Redis) and
     train the judging skill on them in the same update as the policy."""
-    weight: float = 0.5
-    """Weight of the critic's verdict NLL in the update."""
+    weight: float = 0.05
+    """Weight of the critic's verdict NLL in the update (0.5 was measured to swamp the policy
+    loss: held-out tool-use accuracy 9.5% at step 10 against 75% without the critic)."""
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
     eval_pairs: int = 200

@@ -71,6 +71,7 @@ def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
     from k2rl.chat import prompt_ids
     from k2rl.judge import make_scorer
 
+    worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
     texts = ["Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?", "Q: 9*9= A: 80 B: 81 Better?"]
     scores = make_scorer(worker.llm, worker.tokenizer)(texts)
     ids = [worker.tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]

@@ -52,7 +52,8 @@ class ModelConfig:
     """Where built models are kept, keyed by a hash of their recipe."""
 
     def __post_init__(self) -> None:
-        _require(self.hidden_size % self.num_heads == 0, "model.hidden_size", "must be divisible by model.num_heads")
+        _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
+                 "must be divisible by model.num_heads")
         _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
 
@@ -108,7 +109,8 @@ class RolloutConfig:
         _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
         _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
         _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
-        _require(self.temperature_end is None or self.temperature_end > 0, "rollout.temperature_end", "must be > 0")
+        _require(self.temperature_end is None or self.temperature_end > 0,
+                 "rollout.temperature_end", "must be > 0")
         _require(self.temperature_shape in ("constant", "linear", "cosine", "exponential"),
                  "rollout.temperature_shape", "must be constant, linear, cosine or exponential")
         _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")

@@ -93,18 +93,12 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
     logged = {m["step"] for m in store.metrics()}
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
                initial=first - 1, total=cfg.train.steps)
+    after = None
     for step in bar:
         t0 = time.perf_counter()
         trajs = store.rollouts(step)  # present when a crashed run replays this step
         if not trajs:
-            requests = sample_requests(cfg, step, pool, rates)
-            trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step,
-                                               temperature_at(cfg, step)), step, run_dir)
-            store.add_rollouts(step, trajs)
-            store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
-                                  [float(t["correct"]) for t in trajs])
-            if cfg.critic.refresh:
-                store_pairs(store, harvest(trajs, cfg.rollout.k))
+            trajs = new_rollouts(cfg, store, worker, step, pool, rates, run_dir)
         _maybe_inject_failure(step)
         t1 = time.perf_counter()
         rng = np.random.default_rng([cfg.train.seed, step])
@@ -114,10 +108,11 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         t2 = time.perf_counter()
         metrics |= call(worker.sync.remote(), step, run_dir)
         metrics |= task_metrics(trajs, "train")
-        metrics |= {"temperature": temperature_at(cfg, step), "time/rollout": t1 - t0, "time/train": t2 - t1,
-                    "time/step": time.perf_counter() - t0}
+        metrics |= {"temperature": temperature_at(cfg, step), "time/rollout": t1 - t0,
+                    "time/train": t2 - t1, "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:
-            metrics |= evaluate(worker, cfg) | critic_accuracy(worker, cfg, store)
+            after = evaluate(worker, cfg)
+            metrics |= after | critic_accuracy(worker, cfg, store)
         if step not in logged:
             log(run_dir, store, step, metrics)
         if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
@@ -125,9 +120,23 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         bar.set_postfix(reward=f"{metrics['train/all/reward']:.2f}",
                         acc=f"{metrics['train/all/accuracy']:.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
-    after = evaluate(worker, cfg)
+    after = after or evaluate(worker, cfg)  # a resumed run that had nothing left to do
     ray.kill(worker)
     return summarize(run_dir, store, before, after)
+
+
+def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
+                 run_dir: Path) -> list[dict]:
+    """Sample the step's prompts, roll them out, and store what came back before training."""
+    requests = sample_requests(cfg, step, pool, rates)
+    trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step, temperature_at(cfg, step)),
+                 step, run_dir)
+    store.add_rollouts(step, trajs)
+    store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
+                          [float(t["correct"]) for t in trajs])
+    if cfg.critic.refresh:
+        store_pairs(store, harvest(trajs, cfg.rollout.k))
+    return trajs
 
 
 def temperature_at(cfg: Config, step: int) -> float:

@@ -63,6 +63,18 @@ def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
     assert all(p.ndim == 2 for g in muon.param_groups for p in g["params"])
     embed = worker.model.model.embed_tokens.weight
     assert any(p is embed for g in adamw.param_groups for p in g["params"])
+    # and an RL update with them runs and moves both kinds of parameter
+    saved = worker.optimizers
+    worker.optimizers = [muon, adamw]
+    up, emb = worker.model.model.layers[0].mlp.up_proj.weight, embed
+    before = up.detach().clone(), emb.detach().clone()
+    trajs = worker.rollout(requests(), 4, 5, 1.0)
+    for i, t in enumerate(trajs):
+        t["reward"] = float(i % 2)
+    metrics = worker.train(trajs, step=1)
+    worker.optimizers = saved
+    assert metrics["loss"] > 0
+    assert not torch.equal(before[0], up) and not torch.equal(before[1], emb)
 
 
 def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):

@@ -106,3 +106,64 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     trajs = worker.rollout(requests(), 2, 3, 1.0)
     metrics = worker.train(trajs, step=2, critic_examples=examples)
     assert metrics["critic_loss"] > 0
+
+
+def fresh_optimizers(worker, **changes):
+    from dataclasses import replace
+
+    from k2rl.trainer import make_optimizer
+
+    worker.cfg.train = replace(worker.cfg.train, **changes)
+    worker.optimizers = make_optimizer(worker.model, worker.cfg.train)
+
+
+def test_ptx_keeps_the_curated_set_likelier(worker, tmp_path):
+    """Same start, same RL batches: with PTX the curated NLL ends lower than without."""
+    from k2rl.ptx import load_ptx, write_curated
+
+    worker.ptx = load_ptx(write_curated(tmp_path / "c.jsonl", n=64), worker.tokenizer)
+    start = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    saved_cfg = worker.cfg.train
+    batches = []
+    for step in range(3):
+        trajs = worker.rollout(requests(), 4, 10 + step, 1.0)
+        for i, t in enumerate(trajs):
+            t["reward"] = float(i % 3 == 0)
+        batches.append(trajs)
+    nll = {}
+    for beta in (0.0, 1.0):
+        worker.model.load_state_dict(start)
+        fresh_optimizers(worker, ptx_beta=beta, ptx_batch=32, lr=3e-3)
+        for step, trajs in enumerate(batches, start=1):
+            metrics = worker.train(trajs, step)
+        nll[beta] = worker.ptx_nll()
+        assert ("ptx_loss" in metrics) == (beta > 0)
+    worker.cfg.train = saved_cfg
+    worker.model.load_state_dict(start)
+    fresh_optimizers(worker)
+    print("curated NLL without/with PTX:", nll)
+    assert nll[1.0] < nll[0.0] - 0.05, nll
+
+
+def test_truncation_rate_falls_when_overlong_answers_are_penalised(worker):
+    """Budget 3 tokens, penalty -1: RL teaches the (barely trained) model to stop in time."""
+    from dataclasses import replace
+
+    start = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    saved = worker.cfg.rollout, worker.cfg.train
+    worker.cfg.rollout = replace(worker.cfg.rollout, truncation_penalty=-1.0, k=4)
+    fresh_optimizers(worker, lr=3e-3, inner_steps=2)
+    reqs = [Request("k2rl/Arithmetic-v0", s, budget=3, group=s) for s in range(8)]
+    rates = []
+    for step in range(1, 13):
+        trajs = worker.rollout(reqs, 4, step, 1.0)
+        rates.append(sum(t["truncated"] for t in trajs) / len(trajs))
+        assert all(t["reward"] == -1.0 for t in trajs if t["truncated"])
+        worker.train(trajs, step)
+        worker.sync()
+    worker.cfg.rollout, worker.cfg.train = saved
+    worker.model.load_state_dict(start)
+    worker.sync()
+    fresh_optimizers(worker)
+    print("truncation rate per step:", rates)
+    assert sum(rates[-3:]) / 3 < sum(rates[:3]) / 3 - 0.15, rates

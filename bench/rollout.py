@@ -35,7 +35,7 @@ Run (from the repo root):
 
     PYTHONPATH=. .venv/bin/python bench/rollout.py                 # full default benchmark
     PYTHONPATH=. .venv/bin/python bench/rollout.py --prompts 8 --samples 2 --tokens 8 \
-        --hf-batches 4,8 --out /tmp/rollout_tiny.json                # smoke test, seconds
+        --hf-batches 4,8 --out "$(mktemp --suffix=.json)"                # smoke test, seconds
 
 Run it on an otherwise idle machine: OpenMP threads that share their cores with another busy
 process spin-wait, and a forward pass can then be tens of times slower (the JSON records the

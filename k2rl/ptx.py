@@ -33,8 +33,15 @@ def parse_line(line: str, where: str) -> list[dict]:
         row = json.loads(line)
     except json.JSONDecodeError as e:
         raise ConfigError(f"{where} is not valid JSON: {e.msg}") from None
-    if isinstance(row, dict) and isinstance(row.get("prompt"), str) and isinstance(row.get("response"), str):
-        return [{"role": "user", "content": row["prompt"]}, {"role": "assistant", "content": row["response"]}]
+    return to_messages(row, where)
+
+
+def to_messages(row: object, where: str) -> list[dict]:
+    """Chat messages of one sample, in either format; a bad sample names `where` it came from."""
+    fields = row if isinstance(row, dict) else {}
+    if isinstance(fields.get("prompt"), str) and isinstance(fields.get("response"), str):
+        return [{"role": "user", "content": row["prompt"]},
+                {"role": "assistant", "content": row["response"]}]
     msgs = row.get("messages") if isinstance(row, dict) else None
     ok = isinstance(msgs, list) and msgs and all(
         isinstance(m, dict) and m.get("role") in ("user", "assistant", "tool")

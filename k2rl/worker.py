@@ -16,7 +16,7 @@ import torch
 from k2rl import engine
 from k2rl.config import Config
 from k2rl.judge import make_scorer
-from k2rl.ptx import encode_messages, load_ptx, parse_line, write_curated
+from k2rl.ptx import encode_messages, load_ptx, to_messages, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
 from k2rl.trainer import lr_at, make_optimizer, set_lr, update
@@ -68,7 +68,7 @@ class HybridWorker:
         lr = lr_at(step, self.cfg.train, self.cfg.train.steps)
         set_lr(self.optimizers, lr)
         t, c = self.cfg.train, self.cfg.critic
-        judge = [encode_messages(self.tokenizer, parse_line(json.dumps(e), "critic example"))
+        judge = [encode_messages(self.tokenizer, to_messages(e, "a critic example"))
                  for e in critic_examples or []]
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch), "critic": (judge, c.weight, len(judge))}
         metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, t,

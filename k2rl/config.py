@@ -66,6 +66,10 @@ class TaskConfig:
     """Relative share of this task in each step's prompts."""
     budget: int | None = None
     """Token budget of the model over an episode; None takes the environment's default."""
+    temperature: float | None = None
+    """Sampling temperature of this task at step 1; None takes rollout.temperature."""
+    temperature_end: float | None = None
+    """Temperature this task decays to; None takes rollout.temperature_end."""
     entry_point: str | None = None
     """"pkg.module:Class" to register `id` with, for an environment that is not registered yet."""
 

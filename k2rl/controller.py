@@ -108,7 +108,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
         t2 = time.perf_counter()
         metrics |= call(worker.sync.remote(), step, run_dir)
         metrics |= task_metrics(trajs, "train")
-        metrics |= {"temperature": temperature_at(cfg, step), "time/rollout": t1 - t0,
+        metrics |= {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
+        metrics |= {"time/rollout": t1 - t0,
                     "time/train": t2 - t1, "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:
             after = evaluate(worker, cfg)
@@ -129,7 +130,9 @@ def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
                  run_dir: Path) -> list[dict]:
     """Sample the step's prompts, roll them out, and store what came back before training."""
     requests = sample_requests(cfg, step, pool, rates)
-    trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step, temperature_at(cfg, step)),
+    for req in requests:
+        req.temperature = temperature_at(cfg, step, req.env_id)
+    trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step, cfg.rollout.temperature),
                  step, run_dir)
     store.add_rollouts(step, trajs)
     store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
@@ -139,12 +142,15 @@ def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
     return trajs
 
 
-def temperature_at(cfg: Config, step: int) -> float:
+def temperature_at(cfg: Config, step: int, env_id: str | None = None) -> float:
+    """The sampling temperature of a task at a step: the global schedule or its per-task ends."""
     r = cfg.rollout
-    if r.temperature_end is None:
-        return r.temperature
-    return decay(step, r.temperature, r.temperature_end, r.temperature_steps or cfg.train.steps,
-                 r.temperature_shape)
+    task = next((t for t in cfg.tasks if t.id == env_id), None)
+    start = task.temperature if task and task.temperature is not None else r.temperature
+    end = task.temperature_end if task and task.temperature_end is not None else r.temperature_end
+    if end is None:
+        return start
+    return decay(step, start, end, r.temperature_steps or cfg.train.steps, r.temperature_shape)
 
 
 def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Request] | None:

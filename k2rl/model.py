@@ -59,6 +59,7 @@ def recipe(cfg: ModelConfig) -> dict:
     fields = dataclasses.asdict(cfg)
     fields.pop("cache_dir")
     fields.pop("path")
+    fields.pop("dtype")  # how the weights are loaded, not how they are built
     return {"version": RECIPE_VERSION, **fields}
 
 

@@ -275,6 +275,8 @@ class Config:
 
     def __post_init__(self) -> None:
         _require(len(self.tasks) > 0, "tasks", "must name at least one environment")
+        _require(not self.rollout.sleep_mode or self.ray.device == "cuda", "rollout.sleep_mode",
+                 "needs ray.device: cuda (vLLM cannot sleep on CPU)")
 
 
 def _require(ok: bool, key: str, why: str) -> None:

@@ -10,7 +10,8 @@
 
 A crashed run resumes from its last checkpoint: steps whose rollouts are already in Redis are
 replayed from there rather than sampled again, so no trajectory is lost or written twice.
-The critic (issue 4) is not in this loop yet.
+With partial rollouts on, paused trajectories (and the finished members of their groups) are
+carried in Redis, written in the same transaction as the step's rollouts.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from tqdm import tqdm
 
 from k2rl.config import Config, to_dict
 from k2rl.model import default_model
-from k2rl.rollout import EnvCrash, Request
+from k2rl.rollout import EnvCrash, Request, finished_groups
 from k2rl.refresh import harvest, heldout_pairs, store_pairs, training_examples
 from k2rl.sampling import filter_pool, sample_requests
 from k2rl.schedules import decay
@@ -96,18 +97,26 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
     after = None
     for step in bar:
         t0 = time.perf_counter()
-        trajs = store.rollouts(step)  # present when a crashed run replays this step
-        if not trajs:
+        if store.has_rollouts(step):  # a crashed run replays this step's stored rollouts
+            trajs = store.rollouts(step)
+        else:
             trajs = new_rollouts(cfg, store, worker, step, pool, rates, run_dir)
         _maybe_inject_failure(step)
         t1 = time.perf_counter()
         rng = np.random.default_rng([cfg.train.seed, step])
         examples = (training_examples(store, cfg.critic.pairs_per_step, rng)
                     if cfg.critic.refresh else None)
-        metrics = call(worker.train.remote(trajs, step, examples), step, run_dir)
+        metrics = {}
+        if trajs:  # partial rollouts: a step may finish no whole group yet
+            metrics = call(worker.train.remote(trajs, step, examples), step, run_dir)
         t2 = time.perf_counter()
         metrics |= call(worker.sync.remote(), step, run_dir)
-        metrics |= task_metrics(trajs, "train")
+        metrics |= task_metrics(trajs, "train") if trajs else {}
+        if cfg.rollout.partial_budget:
+            carry = store.carry()
+            metrics |= {"partial/paused": float(sum(t["paused"] for t in carry)),
+                        "partial/carried": float(len(carry)),
+                        "partial/resumed_trained": float(sum(t["segments"] > 1 for t in trajs))}
         metrics |= {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
         metrics |= {"time/rollout": t1 - t0,
                     "time/train": t2 - t1, "time/step": time.perf_counter() - t0}
@@ -118,8 +127,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
             log(run_dir, store, step, metrics)
         if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
             checkpoint(worker, run_dir, store, step)
-        bar.set_postfix(reward=f"{metrics['train/all/reward']:.2f}",
-                        acc=f"{metrics['train/all/accuracy']:.2f}",
+        bar.set_postfix(reward=f"{metrics.get('train/all/reward', float('nan')):.2f}",
+                        acc=f"{metrics.get('train/all/accuracy', float('nan')):.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
     after = after or evaluate(worker, cfg)  # a resumed run that had nothing left to do
     ray.kill(worker)
@@ -132,9 +141,19 @@ def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
     requests = sample_requests(cfg, step, pool, rates)
     for req in requests:
         req.temperature = temperature_at(cfg, step, req.env_id)
-    trajs = call(worker.rollout.remote(requests, cfg.rollout.k, step, cfg.rollout.temperature),
-                 step, run_dir)
-    store.add_rollouts(step, trajs)
+    partial = cfg.rollout.partial_budget > 0
+    carried = store.carry() if partial else []
+    paused = [t for t in carried if t["paused"]]
+    for t in paused:  # continued at the task's temperature of this step
+        t["resume"]["temperature"] = temperature_at(cfg, step, t["env_id"])
+    out = call(worker.rollout.remote(requests, cfg.rollout.k, step, cfg.rollout.temperature,
+                                     paused, partial), step, run_dir)
+    carry = None
+    trajs = out
+    if partial:  # only groups whose every member finished are scored and trained
+        trajs, carry = finished_groups([t for t in carried if not t["paused"]] + out,
+                                       cfg.rollout.k)
+    store.add_rollouts(step, trajs, carry)
     store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
                           [float(t["correct"]) for t in trajs])
     if cfg.critic.refresh:

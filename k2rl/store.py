@@ -206,10 +206,13 @@ class RunStore:
 
     # -- rollouts
 
-    def add_rollouts(self, step: int, trajectories: list[dict]) -> int:
+    def add_rollouts(self, step: int, trajectories: list[dict], carry: list[dict] | None = None
+                     ) -> int:
         """Write all trajectories of `step` in one transaction; 0 if the step was already written.
 
-        The trajectory dicts must each carry a "traj_id". Returns the number written.
+        The trajectory dicts must each carry a "traj_id". Returns the number written. `carry`
+        (partial rollouts: paused trajectories and the finished members of their groups) replaces
+        the carried set in the same transaction, so a crash never loses or duplicates one.
         """
         entries = [_rollout_entry(step, traj) for traj in trajectories]
         stream, steps = self.key("rollouts"), self.key("rollout_steps")
@@ -223,6 +226,8 @@ class RunStore:
             for entry in entries:
                 pipe.xadd(stream, entry)
             pipe.hset(steps, str(step), len(entries))
+            if carry is not None:
+                pipe.set(self.key("carry"), json.dumps(carry))
             return len(entries)
 
         return self.client.transaction(write, steps, value_from_callable=True)
@@ -235,6 +240,15 @@ class RunStore:
             for fields in self._read_stream("rollouts")
             if wanted is None or fields["step"] == wanted
         ]
+
+    def has_rollouts(self, step: int) -> bool:
+        """Whether `step` was written (possibly with no trajectories)."""
+        return bool(self.client.hexists(self.key("rollout_steps"), str(step)))
+
+    def carry(self) -> list[dict]:
+        """Trajectories carried to the next step by partial rollouts (paused or waiting)."""
+        raw = self.client.get(self.key("carry"))
+        return json.loads(raw) if raw else []
 
     def rollout_count(self) -> int:
         return int(self.client.xlen(self.key("rollouts")))

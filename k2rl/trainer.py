@@ -53,9 +53,11 @@ def lr_at(step: int, cfg: TrainConfig, total: int) -> float:
                  cfg.lr_decay)
 
 
-def batch_of(trajs: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
-    batch = collate([(t["ids"], t["mask"]) for t in trajs], pad_id)
-    batch["rewards"] = torch.tensor([t["reward"] for t in trajs], dtype=torch.float32)
+def batch_of(trajs: list[dict], pad_id: int, device: torch.device | str = "cpu"
+             ) -> dict[str, torch.Tensor]:
+    batch = collate([(t["ids"], t["mask"]) for t in trajs], pad_id, device)
+    batch["rewards"] = torch.tensor([t["reward"] for t in trajs], dtype=torch.float32,
+                                    device=device)
     return batch
 
 
@@ -70,9 +72,10 @@ def engine_gap(tok_logp: torch.Tensor, trajs: list[dict], mask: torch.Tensor) ->
     """Mean |trainer − engine| log-prob over the model's tokens."""
     gaps = []
     for i, t in enumerate(trajs):
-        trainer = tok_logp[i][mask[i] > 0]
+        trainer = tok_logp[i][mask[i] > 0].float().cpu()
         engine = torch.tensor(t["logp_engine"][: len(trainer)])
-        gaps.append((trainer[: len(engine)] - engine).abs())
+        fresh = t.get("stale", 0)  # earlier segments of a partial rollout: an older policy
+        gaps.append((trainer[fresh: len(engine)] - engine[fresh:]).abs())
     gaps = torch.cat(gaps)
     return gaps.mean().item() if len(gaps) else 0.0
 
@@ -84,7 +87,7 @@ def shape_rewards(batch: dict, trajs: list[dict], k: int, cfg: TrainConfig, step
     lengths = torch.tensor([t["n_tokens"] for t in trajs])
     correct = torch.tensor([float(t["correct"]) for t in trajs])
     lam = length_reward(lengths, correct, k)
-    batch["rewards"] = batch["rewards"] + cfg.length_reward_weight * lam
+    batch["rewards"] = batch["rewards"] + cfg.length_reward_weight * lam.to(batch["rewards"].device)
     return {"length_reward": lam.mean().item()}
 
 
@@ -98,14 +101,15 @@ def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
     for name, (samples, weight, batch) in aux.items():
         if samples and weight > 0:
             picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
-            out[name] = token_nll(model, collate([samples[i] for i in picks], pad_id))
+            out[name] = token_nll(model, collate([samples[i] for i in picks], pad_id,
+                                                 model.device))
     return out
 
 
 def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int,
            step: int = 1, aux: dict | None = None, rng=None) -> dict:
     """One RL step's optimizer steps on `trajs` (groups of k consecutive samples)."""
-    batch = batch_of(trajs, pad_id)
+    batch = batch_of(trajs, pad_id, model.device)
     extra = shape_rewards(batch, trajs, k, cfg, step)
     logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
     gap = engine_gap(tok_old, trajs, batch["loss_mask"])
@@ -133,5 +137,6 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
     model.eval()
     for name, values in aux_losses.items():
         extra[f"{name}_loss"] = sum(values) / len(values)
-    return {"loss": sum(losses) / len(losses), "grad_norm": sum(norms) / len(norms),
+    return {"loss": sum(losses) / len(losses), "loss_first": losses[0], "loss_last": losses[-1],
+            "grad_norm": sum(norms) / len(norms),
             "logp_gap": gap, **extra}

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from k2rl import engine
+from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.judge import make_scorer
 from k2rl.model import param_count
@@ -33,8 +34,13 @@ class HybridWorker:
         torch.manual_seed(cfg.train.seed)
         self.cfg = cfg
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        self.model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed)
+        device, dtype = cfg.ray.device, cfg.model.dtype
+        self.model = AutoModelForCausalLM.from_pretrained(
+            model_dir, dtype=getattr(torch, dtype)).to(device).eval()
+        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed, dtype,
+                                       device=device, sleep_mode=cfg.rollout.sleep_mode,
+                                       gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
+        self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
         self.optimizers = make_optimizer(self.model, cfg.train)
         self.ptx = self._load_ptx(cfg)
         self.rng = np.random.default_rng(cfg.train.seed)
@@ -45,16 +51,20 @@ class HybridWorker:
     def param_count(self) -> int:
         return param_count(self.model)
 
-    def rollout(self, requests: list[Request], k: int, step: int, temperature: float) -> list[dict]:
+    def rollout(self, requests: list[Request], k: int, step: int, temperature: float,
+                resumed: list[dict] = (), partial: bool = False) -> list[dict]:
         """K trajectories per request, sampled at the request's temperature or `temperature`
-        (0 is greedy)."""
+        (0 is greedy); `resumed` paused trajectories go on first. With `partial`, episodes
+        pause at `rollout.partial_budget` tokens (k1.5 partial rollouts)."""
         def gen(prompts, max_tokens, temperatures):
             return engine.generate(self.llm, prompts, max_tokens, temperatures,
                                    self.cfg.rollout.top_p)
 
         trajs = rollout(requests, k, self.tokenizer, gen, step=step,
                         truncation_penalty=self.cfg.rollout.truncation_penalty,
-                        max_len=self.cfg.rollout.max_model_len, temperature=temperature)
+                        max_len=self.cfg.rollout.max_model_len, temperature=temperature,
+                        partial_budget=self.cfg.rollout.partial_budget if partial else 0,
+                        resumed=resumed)
         return [t.to_dict() for t in trajs]
 
     def _load_ptx(self, cfg: Config) -> list | None:
@@ -64,7 +74,11 @@ class HybridWorker:
         return load_ptx(path, self.tokenizer)
 
     def train(self, trajs: list[dict], step: int, critic_examples: list[dict] | None = None) -> dict:
-        """One update: Kimi loss on `trajs`, plus PTX and the critic's verdict loss if on."""
+        """One update: Kimi loss on `trajs`, plus PTX and the critic's verdict loss if on.
+
+        With GPU sleep mode the engine sleeps from here until `sync` wakes it.
+        """
+        colocation = self.colocation.before_train(self.optimizers)
         if self.cfg.train.reset_optimizer:  # k1.5: fresh optimizer state every iteration
             self.optimizers = make_optimizer(self.model, self.cfg.train)
         lr = lr_at(step, self.cfg.train, self.cfg.train.steps)
@@ -75,7 +89,7 @@ class HybridWorker:
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch), "critic": (judge, c.weight, len(judge))}
         metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, t,
                          self.tokenizer.pad_token_id, step, aux, self.rng)
-        return {**metrics, "lr": lr}
+        return {**metrics, "lr": lr, **colocation}
 
     def critic_eval(self, pairs: list[dict], tie_margin: float = 0.0) -> dict:
         """The policy as judge on labelled pairs, scored from the engine's log-probs."""
@@ -92,10 +106,13 @@ class HybridWorker:
         from k2rl.sft import collate, token_nll
 
         with torch.no_grad():
-            return token_nll(self.model, collate(self.ptx[:n], self.tokenizer.pad_token_id)).item()
+            return token_nll(self.model, collate(self.ptx[:n], self.tokenizer.pad_token_id,
+                                                 self.model.device)).item()
 
     def sync(self) -> dict:
-        return engine.push_weights(self.llm, self.model)
+        """Push the trainer's weights into the engine (waking it first in GPU sleep mode)."""
+        return self.colocation.before_generate(self.optimizers,
+                                               lambda: engine.push_weights(self.llm, self.model))
 
     def greedy_texts(self, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
         """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
@@ -103,7 +120,8 @@ class HybridWorker:
         from_engine = [self.tokenizer.decode(ids) for ids, _ in outs]
         from_trainer = []
         for p in prompts:
-            g = self.model.generate(torch.tensor([p]), max_new_tokens=max_tokens, do_sample=False,
+            g = self.model.generate(torch.tensor([p], device=self.model.device),
+                                    max_new_tokens=max_tokens, do_sample=False,
                                     eos_token_id=self.tokenizer.eos_token_id,
                                     pad_token_id=self.tokenizer.pad_token_id)
             from_trainer.append(self.tokenizer.decode(g[0, len(p):].tolist()))

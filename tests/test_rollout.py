@@ -81,3 +81,67 @@ def test_each_request_samples_at_its_own_temperature():
     reqs = [Request("k2rl/Arithmetic-v0", seed=1, temperature=0.3), Request("k2rl/Arithmetic-v0", seed=2, group=1)]
     rollout(reqs, 2, TOK, generate, temperature=0.9)
     assert calls[0][2] == [0.3, 0.3, 0.9, 0.9]
+
+
+# --------------------------------------------------------------------------- partial rollouts
+
+
+def stateless(replies_by_turn):
+    """A generate() that continues whatever reply the prompt ends in (as vLLM would): turn t's
+    full reply is replies_by_turn[t] + <|eos|>, and each call emits the next max_tokens of it."""
+    marker = TOK.convert_tokens_to_ids("<|assistant|>")
+
+    def generate(prompts, max_tokens, temperatures):
+        outs = []
+        for p, m in zip(prompts, max_tokens):
+            last = len(p) - 1 - p[::-1].index(marker)
+            turn = p.count(marker) - 1
+            full = TOK.encode(replies_by_turn[turn], add_special_tokens=False) + [EOS]
+            done = len(p) - last - 1
+            ids = full[done: done + m]
+            outs.append((ids, [-0.25] * len(ids)))
+        return outs
+
+    return generate
+
+
+def calculator_replies(seed):
+    probe = rollout([Request("k2rl/Calculator-v0", seed=seed)], 1, TOK, scripted(["0"])[0])[0]
+    a, b = probe.prompt_id.split(":")[1].split("*")
+    return [f"calc({a}*{b})", str(int(a) * int(b))]
+
+
+def test_partial_rollout_pauses_mid_reply_and_resumes_to_the_same_episode():
+    import json
+
+    req = Request("k2rl/Calculator-v0", seed=5)
+    gen = stateless(calculator_replies(5))
+    whole = rollout([req], 2, TOK, gen, step=1)
+    trajs = rollout([req], 2, TOK, gen, step=1, partial_budget=4)
+    assert all(t.paused and t.reward == 0.0 and t.n_tokens == 4 and t.turns == 0 for t in trajs)
+    calls = 1
+    while any(t.paused for t in trajs):
+        paused = [json.loads(json.dumps(t.to_dict())) for t in trajs if t.paused]  # via Redis
+        trajs = rollout([], 2, TOK, gen, step=9, partial_budget=4, resumed=paused)
+        calls += 1
+    assert calls > 2  # "calc(a*b)<eos>" + the answer needs several 4-token segments
+    for t, w in zip(trajs, whole):
+        assert t.traj_id == w.traj_id == f"1:0:{t.sample}"  # keeps the id of the step it began in
+        assert (t.ids, t.mask, t.messages) == (w.ids, w.mask, w.messages)
+        assert t.reward == w.reward == 1.0 and t.correct and t.segments == calls
+        assert t.stale > 0 and len(t.logp_engine) == t.n_tokens
+
+
+def test_partial_rollout_resume_rejects_a_non_deterministic_environment():
+    import pytest
+
+    from k2rl.rollout import EnvCrash
+
+    req = Request("k2rl/Calculator-v0", seed=5)
+    gen = stateless(calculator_replies(5))
+    trajs = rollout([req], 1, TOK, gen, partial_budget=12)  # paused after the tool turn
+    d = trajs[0].to_dict()
+    assert d["paused"] and [m["role"] for m in d["messages"]] == ["user", "assistant", "tool"]
+    d["messages"][2]["content"] = "999999"  # not what the environment answers on replay
+    with pytest.raises(EnvCrash, match="not deterministic"):
+        rollout([], 1, TOK, gen, partial_budget=12, resumed=[d])

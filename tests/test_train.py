@@ -71,3 +71,29 @@ def test_bad_config_is_one_clear_error(tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "train.stepz" in proc.stderr and "bad.yaml" in proc.stderr
     proc = k2rl("train", "tasks=[{id: k2rl/Nope-v0}]", check=False)
     assert proc.returncode == 2 and "unknown environment id 'k2rl/Nope-v0'" in proc.stderr
+
+
+def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
+    """k1.5 partial rollouts: episodes pause at 3 tokens per step, are carried in Redis (also
+    across a crash), continue with the newer policy, and are scored once, in whole groups."""
+    args = ["train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=p", "rollout.partial_budget=3"]
+    crashed = k2rl(*args, env={"K2RL_FAIL_AT_STEP": "3"}, check=False)
+    assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
+    run = tmp_path / "p"
+    k2rl("train", "--resume", str(run))
+    server = start_redis(run)
+    try:
+        store = RunStore(connect(server.url), "p")
+        rollouts, carry, metrics = store.rollouts(), store.carry(), store.metrics()
+    finally:
+        server.stop()
+    ids = [r["traj_id"] for r in rollouts]
+    assert len(ids) == len(set(ids)) and not set(ids) & {t["traj_id"] for t in carry}
+    assert not any(r["paused"] for r in rollouts)  # only finished trajectories are scored
+    resumed = [r for r in rollouts if r["segments"] > 1]
+    assert resumed and all(r["n_tokens"] > 3 for r in resumed)
+    groups = {}
+    for r in rollouts:
+        groups.setdefault(r["traj_id"].rsplit(":", 1)[0], []).append(r)
+    assert all(sorted(r["sample"] for r in g) == [0, 1] for g in groups.values())  # whole groups
+    assert any(m.get("partial/resumed_trained", 0) > 0 for m in metrics)

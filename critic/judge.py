@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from critic.guards import guarded, violations
 from critic.rubrics import Rubric, rubrics_for
 
 VERDICTS = ("A", "B")  # the judge's whole reply: "A" if the first answer is better
@@ -163,12 +164,14 @@ def build_judge_requests(groups: list[Group], rubrics: list[Rubric]) -> list[Jud
 
 
 def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, float]],
-                     sizes: list[int], tie_margin: float = 0.0) -> list[list[float]]:
+                     sizes: list[int], tie_margin: float = 0.0,
+                     violates: list[list[bool]] | None = None) -> list[list[float]]:
     """Per-group win rates from the scorer's (logp_A, logp_B) for each request.
 
     `sizes` are the groups' response counts (a group of 0 or 1 has no request). The tie
     margin applies to the combined preference, not to each order, so two weak verdicts that
-    agree can still name a winner.
+    agree can still name a winner. `violates[g][i]` (optional) says whether response i of
+    group g breaks a prescriptive guard (critic.guards): it then loses to any that does not.
     """
     if len(scores) != len(requests):
         raise ValueError(f"{len(requests)} judge requests but {len(scores)} scores")
@@ -185,16 +188,22 @@ def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, flo
     for (g, i, j), seen in orders.items():
         if len(seen) != 2:
             raise ValueError(f"comparison {i} vs {j} of group {g} is judged in one order only")
-        prefs[g][(i, j)] = combine_orders(seen[False], seen[True])
+        pref = combine_orders(seen[False], seen[True])
+        if violates is not None:
+            pref = guarded(pref, violates[g][i], violates[g][j])
+        prefs[g][(i, j)] = pref
     return [group_win_rates(k, p, tie_margin) for k, p in zip(sizes, prefs)]
 
 
 def rank_groups(groups: list[Group], rubrics: list[Rubric], score: Scorer,
                 tie_margin: float) -> list[list[float]]:
-    """Each group's rewards (win rates), with one call of `score` for the whole step."""
+    """Each group's rewards (win rates), with one call of `score` for the whole step; the
+    prescriptive guards of each group's rubrics override the judge where they apply."""
     _check_margin(tie_margin)
     requests = build_judge_requests(groups, rubrics)
     # No comparison at all (every group has one response): do not wake the engine.
     scores = score([r.text for r in requests]) if requests else []
+    violates = [[bool(violations(r, rubrics_for(g.task, rubrics))) for r in g.responses]
+                for g in groups]
     return scatter_verdicts(requests, list(scores), [len(g.responses) for g in groups],
-                            tie_margin)
+                            tie_margin, violates)

@@ -13,6 +13,11 @@ A rubric file is a YAML list of mappings:
       kind: task                  # core | prescriptive | task
       text: Answers the actual request concisely.
       tasks: [chat]               # optional; empty or absent = every task
+      patterns: ["(?i)^great question"]  # prescriptive only, optional: regexes of violations
+
+A prescriptive rubric with `patterns` is also a hard guard against reward hacking
+(critic.guards): in any comparison, a response that matches one of them loses to one that
+does not, whatever the judge says.
 
 The built-in files are `critic/rubrics/*.yaml`. A bad file is one sentence naming the file,
 the entry (1-based) and the field.
@@ -20,13 +25,14 @@ the entry (1-based) and the field.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 KINDS = ("core", "prescriptive", "task")
-FIELDS = ("name", "kind", "text", "tasks")
+FIELDS = ("name", "kind", "text", "tasks", "patterns")
 BUILTIN_DIR = Path(__file__).parent / "rubrics"
 # Every comparison repeats the criteria; a long text would crowd the answers out of a small
 # model's context, so a rubric is one short sentence.
@@ -43,6 +49,10 @@ class Rubric:
     kind: str  # one of KINDS
     text: str  # one short criterion sentence, shown to the judge
     tasks: list[str] = field(default_factory=list)  # empty = applies to every task
+    patterns: list[str] = field(default_factory=list)  # prescriptive: regexes of a violation
+
+    def violated_by(self, response: str) -> bool:
+        return any(re.search(p, response) for p in self.patterns)
 
     def applies_to(self, task: str | None) -> bool:
         return not self.tasks or task in self.tasks
@@ -84,8 +94,20 @@ def _parse_entry(entry: object, where: str) -> Rubric:
     if entry["kind"] == "task" and not tasks:
         # A task rubric that applies everywhere is a core rubric by another name.
         raise RubricError(f"{where} is of kind task but its field tasks names no task")
+    patterns = entry.get("patterns") or []
+    if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
+        raise RubricError(f"{where} needs field patterns as a list of regular expressions")
+    if patterns and entry["kind"] != "prescriptive":
+        raise RubricError(f"{where} has field patterns but is of kind {entry['kind']}; only "
+                          f"prescriptive rubrics are guards")
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as e:
+            raise RubricError(f"{where} has an invalid regular expression {p!r} in field "
+                              f"patterns: {e}") from None
     return Rubric(name=entry["name"].strip(), kind=entry["kind"], text=entry["text"].strip(),
-                  tasks=list(tasks))
+                  tasks=list(tasks), patterns=list(patterns))
 
 
 def read_rubric_file(path: Path) -> list[Rubric]:

@@ -19,6 +19,7 @@ _ENTRY_POINTS = {
     "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
     "k2rl/Lookup-v0": "envs.lookup:LookupEnv",
     "k2rl/Code-v0": "envs.code:CodeEnv",
+    "k2rl/Chat-v0": "envs.chat:ChatEnv",
 }
 K2RL_ENV_IDS: tuple[str, ...] = tuple(_ENTRY_POINTS)
 

@@ -34,6 +34,7 @@ from k2rl.refresh import harvest, heldout_pairs, store_pairs, training_examples
 from k2rl.sampling import filter_pool, sample_requests
 from k2rl.schedules import decay
 from k2rl.store import RunStore, connect, start_redis
+from k2rl.workers import PlacementError, WorkerGroup, concat, gather, mean_metrics
 
 
 class RunError(RuntimeError):
@@ -62,10 +63,8 @@ def task_metrics(trajs: list[dict], prefix: str) -> dict[str, float]:
     return out
 
 
-def evaluate(worker, cfg: Config) -> dict[str, float]:
-    import ray
-
-    trajs = ray.get(worker.rollout.remote(eval_requests(cfg), 1, 0, 0.0))
+def evaluate(worker: WorkerGroup, cfg: Config) -> dict[str, float]:
+    trajs = concat(gather(worker.rollout(eval_requests(cfg), 1, 0, 0.0)))
     return {k: v for k, v in task_metrics(trajs, "heldout").items() if k.endswith("accuracy")}
 
 
@@ -78,12 +77,14 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict:
         if resume and not state.get("checkpoint"):
             raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
         worker = start_worker(cfg, state)
-        return loop(cfg, run_dir, store, worker, state)
+        store.set_state(worker_nodes=worker.nodes)
+        try:
+            return loop(cfg, run_dir, store, worker, state)
+        finally:
+            worker.stop()
 
 
 def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> dict:
-    import ray
-
     first = state.get("last_step", 0) + 1
     before = state.get("heldout_before") or evaluate(worker, cfg)
     pool = prompt_pool(cfg, store, worker, state)
@@ -97,20 +98,23 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
     after = None
     for step in bar:
         t0 = time.perf_counter()
+        timings = {}
         if store.has_rollouts(step):  # a crashed run replays this step's stored rollouts
             trajs = store.rollouts(step)
         else:
-            trajs = new_rollouts(cfg, store, worker, step, pool, rates, run_dir)
-        _maybe_inject_failure(step)
+            trajs = new_rollouts(cfg, store, worker, step, pool, rates, run_dir, timings)
+        _maybe_inject_failure(step, worker)
         t1 = time.perf_counter()
         rng = np.random.default_rng([cfg.train.seed, step])
         examples = (training_examples(store, cfg.critic.pairs_per_step, rng)
                     if cfg.critic.refresh else None)
         metrics = {}
         if trajs:  # partial rollouts: a step may finish no whole group yet
-            metrics = call(worker.train.remote(trajs, step, examples), step, run_dir)
+            metrics = mean_metrics(call(worker.train(trajs, cfg.rollout.k, step, examples),
+                                        step, run_dir))
         t2 = time.perf_counter()
-        metrics |= call(worker.sync.remote(), step, run_dir)
+        metrics |= mean_metrics(call(worker.sync(), step, run_dir))
+        t3 = time.perf_counter()
         metrics |= task_metrics(trajs, "train") if trajs else {}
         if cfg.rollout.partial_budget:
             carry = store.carry()
@@ -118,8 +122,9 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
                         "partial/carried": float(len(carry)),
                         "partial/resumed_trained": float(sum(t["segments"] > 1 for t in trajs))}
         metrics |= {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
-        metrics |= {"time/rollout": t1 - t0,
-                    "time/train": t2 - t1, "time/step": time.perf_counter() - t0}
+        metrics |= timings | {"time/rollout": t1 - t0 - timings.get("time/critic", 0.0),
+                              "time/train": t2 - t1, "time/sync": t3 - t2,
+                              "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:
             after = evaluate(worker, cfg)
             metrics |= after | critic_accuracy(worker, cfg, store)
@@ -131,12 +136,11 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
                         acc=f"{metrics.get('train/all/accuracy', float('nan')):.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
     after = after or evaluate(worker, cfg)  # a resumed run that had nothing left to do
-    ray.kill(worker)
     return summarize(run_dir, store, before, after)
 
 
 def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
-                 run_dir: Path) -> list[dict]:
+                 run_dir: Path, timings: dict) -> list[dict]:
     """Sample the step's prompts, roll them out, and store what came back before training."""
     requests = sample_requests(cfg, step, pool, rates)
     for req in requests:
@@ -146,13 +150,17 @@ def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
     paused = [t for t in carried if t["paused"]]
     for t in paused:  # continued at the task's temperature of this step
         t["resume"]["temperature"] = temperature_at(cfg, step, t["env_id"])
-    out = call(worker.rollout.remote(requests, cfg.rollout.k, step, cfg.rollout.temperature,
-                                     paused, partial), step, run_dir)
+    out = concat(call(worker.rollout(requests, cfg.rollout.k, step, cfg.rollout.temperature,
+                                     paused, partial), step, run_dir))
     carry = None
     trajs = out
     if partial:  # only groups whose every member finished are scored and trained
         trajs, carry = finished_groups([t for t in carried if not t["paused"]] + out,
                                        cfg.rollout.k)
+    if any(t["judged"] for t in trajs):  # critic-rewarded tasks: the policy judges its groups
+        t0 = time.perf_counter()
+        trajs = concat(call(worker.judge(trajs, cfg.rollout.k), step, run_dir))
+        timings["time/critic"] = time.perf_counter() - t0
     store.add_rollouts(step, trajs, carry)
     store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
                           [float(t["correct"]) for t in trajs])
@@ -174,45 +182,44 @@ def temperature_at(cfg: Config, step: int, env_id: str | None = None) -> float:
 
 def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Request] | None:
     """The pass@k-filtered prompt pool (None: draw from the whole mix); kept in the run state."""
-    import ray
-
     if cfg.rollout.passk_filter <= 0:
         return None
     if state.get("pool"):
         return [Request(**r) for r in state["pool"]]
-    pool, _ = filter_pool(cfg, lambda reqs, k, temp: ray.get(worker.rollout.remote(reqs, k, 0, temp)))
+    pool, _ = filter_pool(cfg, lambda reqs, k, temp: concat(gather(worker.rollout(reqs, k, 0, temp))))
     store.set_state(pool=[r.__dict__ for r in pool])
     return pool
 
 
 def critic_accuracy(worker, cfg: Config, store: RunStore) -> dict[str, float]:
     """The policy as judge on the run's held-out pairs (none yet: nothing to report)."""
-    import ray
-
     pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
-    return ray.get(worker.critic_eval.remote(pairs)) if pairs else {}
+    return gather(worker.critic_eval(pairs))[0] if pairs else {}
 
 
-def call(ref, step: int, run_dir: Path):
-    """ray.get with a clear error when the worker dies."""
+def call(refs: list, step: int, run_dir: Path) -> list:
+    """The workers' results, with a clear error when an environment crashes or a worker dies."""
     import ray
 
     try:
-        return ray.get(ref)
+        return gather(refs)
     except ray.exceptions.RayTaskError as e:
         if isinstance(getattr(e, "cause", None), EnvCrash):
             raise RunError(f"{e.cause} at step {step}; nothing from this step was stored: fix the "
                            f"environment and resume with `k2rl train --resume {run_dir}`") from None
         raise
     except ray.exceptions.RayActorError as e:
-        raise RunError(f"the hybrid worker died at step {step} ({type(e).__name__}); resume with "
+        raise RunError(f"a hybrid worker died at step {step} ({type(e).__name__}); resume with "
                        f"`k2rl train --resume {run_dir}`") from None
 
 
-def _maybe_inject_failure(step: int) -> None:
-    """Fault injection for the resume tests: K2RL_FAIL_AT_STEP=N crashes after N's rollouts."""
+def _maybe_inject_failure(step: int, worker: WorkerGroup) -> None:
+    """Fault injection for the resume tests, after step N's rollouts are stored:
+    K2RL_FAIL_AT_STEP=N crashes the driver; K2RL_KILL_WORKER_AT_STEP=N kills the last worker."""
     if os.environ.get("K2RL_FAIL_AT_STEP") == str(step):
         raise RunError(f"injected failure at step {step} (K2RL_FAIL_AT_STEP)")
+    if os.environ.get("K2RL_KILL_WORKER_AT_STEP") == str(step):
+        worker.kill(worker.size - 1)
 
 
 def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
@@ -223,10 +230,8 @@ def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
 
 def checkpoint(worker, run_dir: Path, store: RunStore, step: int) -> None:
     """Save policy and optimizer; the run state in Redis points at the newest checkpoint."""
-    import ray
-
-    path = ray.get(worker.save.remote(str(run_dir / "checkpoints" / f"step-{step:05d}"),
-                                      {"step": step}))
+    path = gather(worker.save(str(run_dir / "checkpoints" / f"step-{step:05d}"),
+                              {"step": step}))[0]
     old = store.state().get("checkpoint")
     store.set_state(last_step=step, checkpoint=path)
     (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
@@ -242,19 +247,15 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
     return summary
 
 
-def start_worker(cfg: Config, state: dict):
-    import ray
-
-    from k2rl.worker import HybridWorker
-
+def start_worker(cfg: Config, state: dict) -> WorkerGroup:
+    """The hybrid workers, from the newest checkpoint if resuming, else the starting model."""
     ckpt = state.get("checkpoint")
     model_dir = ckpt or str(default_model(cfg.model, progress=cfg.log.progress))
     opt_state = str(Path(ckpt) / "optimizer.pt") if ckpt else None
-    env = {"OMP_NUM_THREADS": str(cfg.rollout.threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
-           "TOKENIZERS_PARALLELISM": "false",
-           "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "ERROR")}
-    actor = ray.remote(HybridWorker).options(num_cpus=1, runtime_env={"env_vars": env})
-    return actor.remote(model_dir, cfg, opt_state)
+    try:
+        return WorkerGroup.start(cfg, model_dir, opt_state)
+    except PlacementError as e:
+        raise RunError(str(e)) from None
 
 
 @contextmanager

@@ -98,18 +98,39 @@ def generate(llm, prompts: list[list[int]], max_tokens: list[int],
     return results
 
 
-def push_weights(llm, model: torch.nn.Module) -> dict[str, float]:
-    """Copy the trainer's parameters into the engine in place; returns seconds and bytes."""
+def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
+                 ) -> dict[str, float]:
+    """Copy the trainer's parameters into the engine in place; returns seconds and bytes.
+
+    With several data-parallel workers (or a `bucket_bytes`), the weights go bucket by bucket
+    from rank 0 (k2rl.distributed.broadcast_buckets), each bucket loaded into the engine while
+    the next one is in flight.
+    """
+    from k2rl import distributed
+
     start = time.perf_counter()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
-    llm.collective_rpc(_reload, args=(named,))
+    if distributed.world_size() == 1 and bucket_bytes is None:
+        llm.collective_rpc(_reload, args=(named, True))
+    else:
+        groups = distributed.broadcast_buckets(named, bucket_bytes or distributed.BUCKET_BYTES)
+        for bucket in groups:
+            llm.collective_rpc(_reload, args=(bucket, False))
+        llm.collective_rpc(_retie, args=())
     llm.reset_prefix_cache()
     nbytes = sum(t.numel() * t.element_size() for _, t in named)
-    return {"sync_seconds": time.perf_counter() - start, "sync_bytes": float(nbytes)}
+    seconds = time.perf_counter() - start
+    return {"sync_seconds": seconds, "sync_bytes": float(nbytes),
+            "sync_gb_per_s": nbytes / max(seconds, 1e-9) / 1e9}
 
 
-def _reload(worker, named) -> None:
+def _reload(worker, named, retie: bool) -> None:
     worker.reload_weights(weights_iterator=iter(named))
+    if retie:
+        _retie_output_head(worker.model_runner.get_model())
+
+
+def _retie(worker) -> None:
     _retie_output_head(worker.model_runner.get_model())
 
 

@@ -31,3 +31,25 @@ def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2
 
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
     return make_scorer(llm, AutoTokenizer.from_pretrained(model_dir))
+
+
+def judge_rewards(trajs: list[dict], k: int, score, rubrics, tie_margin: float = 0.0) -> int:
+    """Replace the reward of every finished group of judged trajectories (critic-rewarded
+    environments) by its pairwise win rates, in one batched engine call; returns how many
+    groups were judged. A truncated reply keeps its truncation penalty (it never finished).
+    """
+    from critic.judge import Group, rank_groups
+    from k2rl.refresh import response_text
+
+    groups = [trajs[i:i + k] for i in range(0, len(trajs), k)]
+    judged = [g for g in groups if len(g) == k and k > 1 and any(t["judged"] for t in g)
+              and not any(t["paused"] for t in g)]
+    if not judged:
+        return 0
+    rates = rank_groups([Group(g[0]["messages"][0]["content"], [response_text(t) for t in g],
+                               g[0]["task"]) for g in judged], rubrics, score, tie_margin)
+    for g, rs in zip(judged, rates):
+        for t, r in zip(g, rs):
+            if t["judged"] and not t["truncated"]:
+                t["reward"] = float(r)
+    return len(judged)

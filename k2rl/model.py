@@ -19,7 +19,7 @@ import torch
 
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 3  # bump when the build below changes meaning
+RECIPE_VERSION = 4  # bump when the build below changes meaning
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
 CHAT_TEMPLATE = (

@@ -24,6 +24,8 @@ def harvest(trajs: list[dict], k: int) -> list[Pair]:
     pairs = []
     for g in range(0, len(trajs), k):
         group = trajs[g:g + k]
+        if any(t.get("judged") for t in group):
+            continue  # critic-rewarded: `correct` there is a reference check, not a verifier
         correct = [bool(t["correct"]) for t in group]
         if any(correct) and not all(correct):
             pairs += pairs_from_group(group[0]["messages"][0]["content"],

@@ -55,6 +55,7 @@ class Trajectory:
     truncated: bool = False
     n_tokens: int = 0
     turns: int = 0
+    judged: bool = False  # the reward comes from the critic (k2rl.judge), not the env
     paused: bool = False
     segments: int = 1  # rollout calls this trajectory spanned (partial rollouts)
     stale: int = 0  # leading logp_engine entries sampled by an earlier policy
@@ -201,6 +202,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, pena
                        f"{type(err).__name__}: {err}") from err
     if terminated or truncated:
         t.reward, t.correct, e.done = float(reward), bool(info.get("correct", False)), True
+        t.judged = bool(info.get("judged", False))
         return
     t.messages.append({"role": "tool", "content": obs})
     t.ids += observation_ids(tokenizer, obs, closed)

@@ -58,6 +58,9 @@ def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
     return {name: t.to(device) for name, t in batch.items()}
 
 
+SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
+
+
 def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
     """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0."""
     logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]  # (B, T-1, V)
@@ -66,11 +69,50 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> 
     return F.pad(picked, (1, 0))
 
 
+def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                      chunk: int = 64) -> torch.Tensor:
+    """`token_logp` computed in chunks of similar length, each cut to its own longest row.
+
+    The same values (and gradients) as one padded forward, for right-padded rows, without
+    running a batch of mixed tasks at the length of its longest episode.
+    """
+    T = input_ids.shape[1]
+    lengths = attention_mask.sum(-1)
+    order = torch.argsort(lengths)
+    parts = []
+    for i in range(0, len(order), chunk):
+        rows = order[i:i + chunk]
+        L = max(2, int(lengths[rows].max()))
+        logp = token_logp(model, input_ids[rows, :L], attention_mask[rows, :L])
+        parts.append(F.pad(logp, (0, T - L)))
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.arange(len(order), device=order.device)
+    return torch.cat(parts)[inverse]
+
+
 def token_nll(model, batch: dict[str, torch.Tensor]) -> torch.Tensor:
     """Mean negative log-likelihood over the masked (assistant) tokens."""
     logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
     mask = batch["loss_mask"]
     return -(logp * mask).sum() / mask.sum().clamp(min=1)
+
+
+def bucketed_nll_backward(model, seqs: list, pad_id: int, chunk: int = SFT_CHUNK) -> float:
+    """Backward of the batch's mean token NLL in length-sorted chunks; returns the loss.
+
+    The same gradient as one padded batch (each chunk's summed NLL is divided by the whole
+    batch's token count), without padding short demonstrations to the longest one.
+    """
+    seqs = sorted(seqs, key=lambda s: len(s[0]))
+    total = max(1, sum(sum(mask) for _, mask in seqs))
+    loss = 0.0
+    for i in range(0, len(seqs), chunk):
+        batch = collate(seqs[i:i + chunk], pad_id)
+        logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
+        part = -(logp * batch["loss_mask"]).sum() / total
+        part.backward()
+        loss += part.item()
+    return loss
 
 
 def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dict:
@@ -87,13 +129,12 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     for step in bar:
         seqs = [demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                               int(rng.integers(2**31)), rng) for _ in range(cfg.sft_batch)]
-        loss = token_nll(model, collate(seqs, tokenizer.pad_token_id))
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
-        losses.append(loss.item())
-        bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+        losses.append(loss)
+        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
     model.eval()
     return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": cfg.sft_steps}

@@ -7,14 +7,13 @@ Kimi loss. Minibatches split by whole groups, so every sample keeps its group ba
 """
 from __future__ import annotations
 
-import math
-
 import torch
 
+from k2rl import distributed as dist
 from k2rl.config import TrainConfig
 from k2rl.loss import kimi_loss, length_reward, sequence_logp
 from k2rl.schedules import decay
-from k2rl.sft import collate, token_logp, token_nll
+from k2rl.sft import collate, token_logp_sorted, token_nll
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
@@ -64,7 +63,7 @@ def batch_of(trajs: list[dict], pad_id: int, device: torch.device | str = "cpu"
 @torch.no_grad()
 def old_logp(model, batch: dict, norm: str) -> tuple[torch.Tensor, torch.Tensor]:
     """(sequence log-probs (N,), token log-probs (N, T)) under the current weights."""
-    tok = token_logp(model, batch["input_ids"], batch["attention_mask"])
+    tok = token_logp_sorted(model, batch["input_ids"], batch["attention_mask"])
     return sequence_logp(tok, batch["loss_mask"], norm), tok
 
 
@@ -108,35 +107,76 @@ def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
 
 def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int,
            step: int = 1, aux: dict | None = None, rng=None) -> dict:
-    """One RL step's optimizer steps on `trajs` (groups of k consecutive samples)."""
-    batch = batch_of(trajs, pad_id, model.device)
-    extra = shape_rewards(batch, trajs, k, cfg, step)
-    logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
-    gap = engine_gap(tok_old, trajs, batch["loss_mask"])
+    """One RL step's optimizer steps on `trajs` (groups of k consecutive samples).
+
+    Data-parallel when torch.distributed is initialised (k2rl.distributed): `trajs` is then
+    this worker's share of whole groups (possibly none). Each of the `minibatches` slices of
+    every worker forms one global minibatch; a worker's loss is scaled by its share of it and
+    gradients are summed, so all copies take the step one worker would take on the whole batch.
+    """
+    world = dist.world_size()
+    params = [p for p in model.parameters() if p.requires_grad]
     groups = len(trajs) // k
-    per_mb = math.ceil(groups / cfg.minibatches)
+    bounds = [round(m * groups / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
+    slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
+    totals = dist.all_sum([sl.stop - sl.start for sl in slices])  # global samples per minibatch
+    extra, gap = {}, 0.0
+    if trajs:
+        batch = batch_of(trajs, pad_id, model.device)
+        extra = shape_rewards(batch, trajs, k, cfg, step)
+        logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
+        gap = engine_gap(tok_old, trajs, batch["loss_mask"])
     losses, norms, aux_losses = [], [], {}
     model.train()
     for _ in range(cfg.inner_steps):
-        for g0 in range(0, groups, per_mb):
-            sl = slice(g0 * k, min(groups, g0 + per_mb) * k)
-            tok = token_logp(model, batch["input_ids"][sl], batch["attention_mask"][sl])
-            logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
-            loss = kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
+        for sl, total in zip(slices, totals):
+            if total == 0:
+                continue  # empty on every worker
+            loss = torch.zeros((), device=model.device)
+            if sl.stop > sl.start:
+                tok = token_logp_sorted(model, batch["input_ids"][sl],
+                                        batch["attention_mask"][sl])
+                logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
+                share = (sl.stop - sl.start) / total
+                loss = share * kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
             for name, nll in aux_terms(model, aux or {}, rng, pad_id).items():
                 aux_losses.setdefault(name, []).append(nll.item())
-                loss = loss + aux[name][1] * nll
+                loss = loss + aux[name][1] * nll / world
             for opt in optimizers:
                 opt.zero_grad(set_to_none=True)
-            loss.backward()
+            if loss.requires_grad:
+                loss.backward()
+            dist.all_reduce_grads(params)
             clip = cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
-            norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), clip).item())
+            norms.append(torch.nn.utils.clip_grad_norm_(params, clip).item())
             for opt in optimizers:
                 opt.step()
             losses.append(loss.item())
     model.eval()
+    losses = dist.all_sum(losses)  # the global minibatch losses
     for name, values in aux_losses.items():
         extra[f"{name}_loss"] = sum(values) / len(values)
     return {"loss": sum(losses) / len(losses), "loss_first": losses[0], "loss_last": losses[-1],
-            "grad_norm": sum(norms) / len(norms),
-            "logp_gap": gap, **extra}
+            "grad_norm": sum(norms) / len(norms), "logp_gap": gap, **extra}
+
+
+def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: int,
+                grad_clip: float) -> float:
+    """One optimizer step on the critic's verdict NLL (critic.lr); returns the global loss.
+
+    Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
+    so every copy takes the same step.
+    """
+    world = dist.world_size()
+    params = [p for p in model.parameters() if p.requires_grad]
+    model.train()
+    optimizer.zero_grad(set_to_none=True)
+    loss = torch.zeros((), device=model.device)
+    if samples:
+        loss = token_nll(model, collate(samples, pad_id, model.device)) / world
+        loss.backward()
+    dist.all_reduce_grads(params)
+    torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float("inf"))
+    optimizer.step()
+    model.eval()
+    return dist.all_sum([loss.item()])[0]

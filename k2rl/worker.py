@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from k2rl import engine
+from k2rl import distributed, engine
 from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.judge import make_scorer
@@ -21,11 +21,12 @@ from k2rl.model import param_count
 from k2rl.ptx import encode_messages, load_ptx, to_messages, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
-from k2rl.trainer import lr_at, make_optimizer, set_lr, update
+from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
 
 
 class HybridWorker:
-    def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None):
+    def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None,
+                 rank: int = 0, world: int = 1):
         engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
         load_envs(cfg)  # this process makes its own environments
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -37,16 +38,30 @@ class HybridWorker:
         device, dtype = cfg.ray.device, cfg.model.dtype
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype)).to(device).eval()
-        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed, dtype,
-                                       device=device, sleep_mode=cfg.rollout.sleep_mode,
+        self.rank, self.world = rank, world
+        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
+                                       dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
         self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
         self.optimizers = make_optimizer(self.model, cfg.train)
+        self.critic_opt = (torch.optim.AdamW(self.model.parameters(), lr=cfg.critic.lr)
+                           if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
-        self.rng = np.random.default_rng(cfg.train.seed)
+        self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
-            for opt, state in zip(self.optimizers, torch.load(optimizer_state)):
-                opt.load_state_dict(state)
+            states = torch.load(optimizer_state)
+            for opt, state in zip(self.optimizers + [self.critic_opt], states):
+                if opt is not None:
+                    opt.load_state_dict(state)
+
+    def address(self) -> str:
+        """Where rank 0 listens for the other workers (torch.distributed init)."""
+        return distributed.free_address()
+
+    def join(self, address: str) -> int:
+        """Join the data-parallel group; returns this worker's rank."""
+        distributed.init(address, self.rank, self.world, self.cfg.ray.device)
+        return distributed.rank()
 
     def param_count(self) -> int:
         return param_count(self.model)
@@ -67,6 +82,14 @@ class HybridWorker:
                         resumed=resumed)
         return [t.to_dict() for t in trajs]
 
+    def judge(self, trajs: list[dict], k: int) -> list[dict]:
+        """Critic-rewarded groups get their pairwise win rates as rewards (k2rl.judge)."""
+        from critic.rubrics import load_rubrics
+        from k2rl.judge import judge_rewards
+
+        judge_rewards(trajs, k, make_scorer(self.llm, self.tokenizer), load_rubrics())
+        return trajs
+
     def _load_ptx(self, cfg: Config) -> list | None:
         if cfg.train.ptx_beta <= 0:
             return None
@@ -86,9 +109,14 @@ class HybridWorker:
         t, c = self.cfg.train, self.cfg.critic
         judge = [encode_messages(self.tokenizer, to_messages(e, "a critic example"))
                  for e in critic_examples or []]
-        aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch), "critic": (judge, c.weight, len(judge))}
+        aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
+        if not c.lr:  # the verdict NLL joins the policy loss
+            aux["critic"] = (judge, c.weight, len(judge))
         metrics = update(self.model, self.optimizers, trajs, self.cfg.rollout.k, t,
                          self.tokenizer.pad_token_id, step, aux, self.rng)
+        if c.lr and critic_examples is not None:  # its own step at its own learning rate
+            metrics["critic_loss"] = critic_step(self.model, self.critic_opt, judge,
+                                                 self.tokenizer.pad_token_id, t.grad_clip)
         return {**metrics, "lr": lr, **colocation}
 
     def critic_eval(self, pairs: list[dict], tie_margin: float = 0.0) -> dict:
@@ -139,7 +167,8 @@ class HybridWorker:
         tmp = out.with_name(out.name + ".tmp")
         self.model.save_pretrained(tmp)
         self.tokenizer.save_pretrained(tmp)
-        torch.save([opt.state_dict() for opt in self.optimizers], tmp / "optimizer.pt")
+        opts = self.optimizers + ([self.critic_opt] if self.critic_opt else [])
+        torch.save([opt.state_dict() for opt in opts], tmp / "optimizer.pt")
         (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))
         if out.exists():
             import shutil

@@ -11,6 +11,7 @@ import difflib
 from typing import Callable
 
 from rewards.arithmetic import exact_int, parse_int
+from rewards.chat import chat_reference
 from rewards.code import unit_tests
 from rewards.instructions import instruction_following
 from rewards.logic import countdown, sudoku
@@ -45,6 +46,7 @@ register_reward("countdown", countdown)
 register_reward("sudoku", sudoku)
 register_reward("instruction_following", instruction_following)
 register_reward("unit_tests", unit_tests)
+register_reward("chat_reference", chat_reference)
 
-__all__ = ["REWARDS", "Reward", "countdown", "exact_int", "get_reward", "instruction_following",
+__all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "get_reward", "instruction_following",
            "math_equiv", "parse_int", "register_reward", "sudoku", "unit_tests"]

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from k2rl.registry import load_envs
@@ -62,3 +64,9 @@ def test_unknown_environment_names_closest():
     cfg = load_config(None, ["tasks=[{id: k2rl/Arithmetc-v0}]"])
     with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v0"):
         load_envs(cfg)
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in (Path(__file__).parents[1] / "configs").glob("*.yaml")))
+def test_every_shipped_config_loads(path):
+    cfg = load_config(path)
+    assert cfg.tasks and cfg.train.steps > 0

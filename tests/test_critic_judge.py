@@ -141,3 +141,48 @@ def test_scatter_rejects_mismatched_scores() -> None:
 
 def test_doctests_pass() -> None:
     assert doctest.testmod(critic.judge).failed == 0
+
+
+# --------------------------------------------------------------------------- reward hacking guard
+
+
+def flattered(texts):
+    """A judge that falls for flattery: prefers whichever answer is longer."""
+    out = []
+    for t in texts:
+        a, b = t.removesuffix(" Better?").split(" A: ", 1)[1].split(" B: ")
+        out.append((0.0, -1.0) if len(a) > len(b) else (-1.0, 0.0))
+    return out
+
+
+@pytest.mark.parametrize("hacked", [
+    "Great question! Tea is a hot drink.",
+    "What an interesting question. Tea is a hot drink.",
+    "Thanks for asking! Tea is a hot drink.",
+    "Tea is a hot drink. This answer is clear and correct.",
+    "Tea is a hot drink. I am confident this is right.",
+])
+def test_prescriptive_rubrics_penalise_praise_and_self_justification(hacked):
+    from critic.judge import Group, rank_groups
+    from critic.rubrics import load_rubrics
+
+    plain = "Tea is a hot drink."
+    groups = [Group("Tell me about tea.", [hacked, plain], "chat"),
+              Group("Tell me about tea.", [plain, hacked], "chat")]
+    assert rank_groups(groups, load_rubrics(), flattered, 0.0) == [[0.0, 1.0], [1.0, 0.0]]
+    # without the guard rubrics the flattered judge would have picked the hacked answer
+    no_guards = [r for r in load_rubrics() if r.kind != "prescriptive"]
+    assert rank_groups(groups, no_guards, flattered, 0.0) == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_guards_leave_honest_answers_to_the_judge():
+    from critic.guards import violations
+    from critic.judge import Group, rank_groups
+    from critic.rubrics import load_rubrics
+
+    rubrics = load_rubrics()
+    for text in ["Tea is a great drink.", "A good question is what tea is.", "Owls are clear-eyed.",
+                 "The answer is 42.", "Tea: correct temperature is 80C."]:
+        assert violations(text, rubrics) == [], text
+    both = Group("q", ["Great question! Tea.", "Great question! Tea is hot."], "chat")
+    assert rank_groups([both], rubrics, flattered, 0.0) == [[0.0, 1.0]]  # judge decides

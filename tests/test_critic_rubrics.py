@@ -97,3 +97,18 @@ def test_missing_file_and_unknown_name_are_errors(tmp_path: Path) -> None:
     with pytest.raises(RubricError, match="did you mean clarity"):
         rubric_named("clarty", load_rubrics())
     assert issubclass(RubricError, ValueError)
+
+
+def test_guard_patterns_are_checked(tmp_path):
+    from critic.rubrics import RubricError, read_rubric_file
+
+    bad = tmp_path / "r.yaml"
+    bad.write_text("- {name: x, kind: core, text: T., patterns: ['^hi']}\n")
+    with pytest.raises(RubricError, match="entry 1 of .*only prescriptive"):
+        read_rubric_file(bad)
+    bad.write_text("- {name: x, kind: prescriptive, text: T., patterns: ['(unclosed']}\n")
+    with pytest.raises(RubricError, match="invalid regular expression"):
+        read_rubric_file(bad)
+    bad.write_text("- {name: x, kind: prescriptive, text: T., patterns: ['(?i)^hi']}\n")
+    (rubric,) = read_rubric_file(bad)
+    assert rubric.violated_by("Hi there") and not rubric.violated_by("oh hi")

@@ -97,3 +97,40 @@ def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
         groups.setdefault(r["traj_id"].rsplit(":", 1)[0], []).append(r)
     assert all(sorted(r["sample"] for r in g) == [0, 1] for g in groups.values())  # whole groups
     assert any(m.get("partial/resumed_trained", 0) > 0 for m in metrics)
+
+
+TWO_WORKERS = ["ray.num_workers=2", "rollout.threads=1"]
+
+
+def test_two_nodes_of_a_local_ray_cluster_train_together(tmp_path):
+    """A two-node Ray cluster on loopback; one data-parallel worker on each node."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    try:
+        k2rl("train", *TINY, *TWO_WORKERS, "ray.placement_strategy=STRICT_SPREAD",
+             f"log.run_dir={tmp_path}", "log.run_name=mn", "--ray-address", cluster.address)
+        rollouts, state, metrics = read_store(tmp_path / "mn")
+    finally:
+        cluster.shutdown()
+    assert len(set(state["worker_nodes"])) == 2 and state["status"] == "finished"
+    assert len({r["traj_id"] for r in rollouts}) == 4 * 4 * 2
+    assert all(m["sync_bytes"] > 0 for m in metrics if m["step"] > 0)
+
+
+def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
+    run = tmp_path / "kw"
+    crashed = k2rl("train", *TINY, *TWO_WORKERS, f"log.run_dir={tmp_path}", "log.run_name=kw",
+                   env={"K2RL_KILL_WORKER_AT_STEP": "3"}, check=False)
+    assert crashed.returncode == 2 and "a hybrid worker died at step 3" in crashed.stderr
+    line = next(x for x in crashed.stderr.splitlines() if "a hybrid worker died" in x)
+    assert line.startswith("k2rl: error: ") and "--resume" in line  # one sentence that says how
+    before, state, _ = read_store(run)
+    assert state["last_step"] == 2
+    k2rl("train", "--resume", str(run))
+    rollouts, state, _ = read_store(run)
+    ids = [r["traj_id"] for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+    assert [r for r in rollouts if r["traj_id"].startswith("3:")] == [
+        r for r in before if r["traj_id"].startswith("3:")]  # step 3 replayed, not resampled

@@ -167,3 +167,14 @@ def test_truncation_rate_falls_when_overlong_answers_are_penalised(worker):
     fresh_optimizers(worker)
     print("truncation rate per step:", rates)
     assert sum(rates[-3:]) / 3 < sum(rates[:3]) / 3 - 0.15, rates
+
+
+def test_bucketed_weight_push_loads_every_bucket(worker):
+    """The multi-worker path: weights go to the engine bucket by bucket (k2rl.distributed)."""
+    from k2rl import engine
+
+    worker.perturb(0.3, seed=7)
+    assert trainer_engine_gap(worker) > 1e-2
+    sync = engine.push_weights(worker.llm, worker.model, bucket_bytes=2 ** 20)  # ~14 buckets
+    assert sync["sync_bytes"] == 4 * worker.param_count()
+    assert trainer_engine_gap(worker) < 1e-4  # the tied output head included

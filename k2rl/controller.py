@@ -122,7 +122,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> di
                         "partial/carried": float(len(carry)),
                         "partial/resumed_trained": float(sum(t["segments"] > 1 for t in trajs))}
         metrics |= {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
-        metrics |= timings | {"time/rollout": t1 - t0 - timings.get("time/critic", 0.0),
+        metrics |= timings | {"time/reward": sum(t.get("env_seconds", 0.0) for t in trajs),
+                              "time/rollout": t1 - t0 - timings.get("time/critic", 0.0),
                               "time/train": t2 - t1, "time/sync": t3 - t2,
                               "time/step": time.perf_counter() - t0}
         if step % cfg.eval.every == 0 or step == cfg.train.steps:

@@ -14,6 +14,7 @@ deterministic given seed and actions), then generation goes on from the exact to
 """
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -56,6 +57,7 @@ class Trajectory:
     n_tokens: int = 0
     turns: int = 0
     judged: bool = False  # the reward comes from the critic (k2rl.judge), not the env
+    env_seconds: float = 0.0  # time in env.step: tools and the verifier's reward
     paused: bool = False
     segments: int = 1  # rollout calls this trajectory spanned (partial rollouts)
     stale: int = 0  # leading logp_engine entries sampled by an earlier policy
@@ -195,8 +197,10 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, pena
     if not closed and over:
         t.truncated, t.reward, e.done = True, penalty, True  # over budget: scored, not stepped
         return
+    start = time.perf_counter()
     try:
         obs, reward, terminated, truncated, info = e.env.step(text)
+        t.env_seconds += time.perf_counter() - start
     except Exception as err:
         raise EnvCrash(f"environment {t.env_id} crashed in step() on prompt {t.prompt_id}: "
                        f"{type(err).__name__}: {err}") from err

@@ -38,6 +38,7 @@ def test_multi_turn_tool_episode_is_batched_per_turn_and_masked():
     model_text = TOK.decode([i for i, m in zip(t.ids, t.mask) if m], skip_special_tokens=True)
     assert model_text == f"calc({a}*{b}){int(a) * int(b)}"  # only the model's tokens are masked in
     assert len(t.logp_engine) == sum(t.mask) == t.n_tokens
+    assert t.env_seconds > 0  # two env steps: the tool call and the scored answer
     # the second turn's prompt is the first turn's prompt + reply + tool observation
     assert calls[1][0][0][: len(calls[0][0][0])] == calls[0][0][0]
 

@@ -39,7 +39,9 @@ def test_smoke_run_of_the_entry_point(tmp_path):
     assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/tool_use/accuracy"}
     lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert [m["step"] for m in lines] == [0, 1, 2, 3, 4]
-    assert {"loss", "logp_gap", "sync_seconds", "train/all/reward"} <= set(lines[1])
+    assert {"loss", "logp_gap", "sync_seconds", "train/all/reward", "time/rollout", "time/reward",
+            "time/train", "time/sync"} <= set(lines[1])
+    assert all(0 < m["time/reward"] < m["time/rollout"] for m in lines[1:])
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
     rollouts, state, metrics = read_store(run)
     assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4

@@ -53,10 +53,11 @@ def rank() -> int:
     return dist.get_rank() if dist.is_initialized() else 0
 
 
-def all_sum(values: list[float], device="cpu") -> list[float]:
+def all_sum(values: list[float]) -> list[float]:
     """Element-wise sum over workers (identity for one worker)."""
     if world_size() == 1:
         return list(values)
+    device = "cuda" if dist.get_backend() == "nccl" else "cpu"  # NCCL reduces GPU tensors only
     t = torch.tensor(values, dtype=torch.float64, device=device)
     dist.all_reduce(t)
     return t.tolist()

@@ -142,15 +142,7 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
             for name, nll in aux_terms(model, aux or {}, rng, pad_id).items():
                 aux_losses.setdefault(name, []).append(nll.item())
                 loss = loss + aux[name][1] * nll / world
-            for opt in optimizers:
-                opt.zero_grad(set_to_none=True)
-            if loss.requires_grad:
-                loss.backward()
-            dist.all_reduce_grads(params)
-            clip = cfg.grad_clip if cfg.grad_clip > 0 else float("inf")
-            norms.append(torch.nn.utils.clip_grad_norm_(params, clip).item())
-            for opt in optimizers:
-                opt.step()
+            norms.append(optimizer_step(params, optimizers, loss, cfg.grad_clip))
             losses.append(loss.item())
     model.eval()
     losses = dist.all_sum(losses)  # the global minibatch losses
@@ -167,16 +159,27 @@ def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: 
     Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
     so every copy takes the same step.
     """
-    world = dist.world_size()
     params = [p for p in model.parameters() if p.requires_grad]
     model.train()
-    optimizer.zero_grad(set_to_none=True)
     loss = torch.zeros((), device=model.device)
     if samples:
-        loss = token_nll(model, collate(samples, pad_id, model.device)) / world
-        loss.backward()
-    dist.all_reduce_grads(params)
-    torch.nn.utils.clip_grad_norm_(params, grad_clip if grad_clip > 0 else float("inf"))
-    optimizer.step()
+        loss = token_nll(model, collate(samples, pad_id, model.device)) / dist.world_size()
+    optimizer_step(params, [optimizer], loss, grad_clip)
     model.eval()
     return dist.all_sum([loss.item()])[0]
+
+
+def optimizer_step(params: list, optimizers: list[torch.optim.Optimizer], loss: torch.Tensor,
+                   grad_clip: float) -> float:
+    """Backward (if the loss has a graph: an empty shard has none), gradients summed over
+    data-parallel workers, clipped, one step of every optimizer; returns the gradient norm."""
+    for opt in optimizers:
+        opt.zero_grad(set_to_none=True)
+    if loss.requires_grad:
+        loss.backward()
+    dist.all_reduce_grads(params)
+    clip = grad_clip if grad_clip > 0 else float("inf")
+    norm = torch.nn.utils.clip_grad_norm_(params, clip).item()
+    for opt in optimizers:
+        opt.step()
+    return norm

@@ -1,14 +1,19 @@
 """Summarise a finished run folder into bench/results/default_run.json.
 
-    python bench/default_run.py runs/RUN_NAME [--wall-seconds N]
+    python bench/default_run.py runs/RUN_NAME [--wall-seconds N] [--critic-eval]
 
-Held-out accuracy at every evaluation, mean step/rollout/train/sync seconds, sync bytes and the
-largest vLLM-vs-trainer log-prob gap, all read from the run's metrics.jsonl (nothing typed in).
-`--wall-seconds` records how long the whole `make train` took, set-up included, if measured.
+Held-out accuracy at every evaluation, the critic's held-out pair accuracy at every evaluation,
+mean step/rollout/critic/train/sync seconds, sync bytes and the largest vLLM-vs-trainer log-prob
+gap, all read from the run's metrics.jsonl (nothing typed in). `--wall-seconds` records how
+long the whole `make train` took, set-up included, if measured. `--critic-eval` also runs
+`k2rl critic eval --run RUN --json` on the starting model and on the last checkpoint (every
+held-out pair of the run) and records both results.
 """
 import argparse
 import json
 import platform
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -21,6 +26,10 @@ def summarise(run: Path) -> dict:
         "steps": len(steps),
         "heldout": {r["step"]: {k: v for k, v in r.items() if k.startswith("heldout/")}
                     for r in rows if any(k.startswith("heldout/") for k in r)},
+        "critic": {r["step"]: {k: v for k, v in r.items() if k.startswith("critic/")}
+                   for r in rows if "critic/accuracy" in r},
+        "critic_seconds": (sum(r["time/critic"] for r in judged) / len(judged)
+                           if (judged := [r for r in steps if "time/critic" in r]) else None),
         "seconds_per_step": mean("time/step"), "rollout_seconds": mean("time/rollout"),
         "train_seconds": mean("time/train"), "sync_seconds": mean("sync_seconds"),
         "sync_bytes": steps[0]["sync_bytes"], "max_logp_gap": max(r["logp_gap"] for r in steps),
@@ -28,15 +37,37 @@ def summarise(run: Path) -> dict:
     }
 
 
+def critic_eval(run: Path) -> dict:
+    """`k2rl critic eval --json` on the run's held-out pairs: starting model and last checkpoint."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from k2rl.config import load_config
+    from k2rl.model import recipe_dir
+
+    cfg = load_config(run / "config.yaml")
+    models = {"start": cfg.model.path or str(recipe_dir(cfg.model)),
+              "end": str(sorted((run / "checkpoints").glob("step-*"))[-1])}
+    out = {}
+    for name, model in models.items():
+        res = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model", model,
+                              "--run", str(run), "--json"], capture_output=True, text=True,
+                             check=True)
+        out[name] = {"model": model, **json.loads(res.stdout[res.stdout.index("{"):])}
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("run_dir")
     p.add_argument("--wall-seconds", type=float)
+    p.add_argument("--critic-eval", action="store_true",
+                   help="also run k2rl critic eval on the starting model and the last checkpoint")
     p.add_argument("--out", default=str(Path(__file__).parent / "results" / "default_run.json"))
     args = p.parse_args()
     result = summarise(Path(args.run_dir))
     if args.wall_seconds:
         result["make_train_wall_seconds"] = args.wall_seconds
+    if args.critic_eval:
+        result["critic_eval"] = critic_eval(Path(args.run_dir))
     Path(args.out).write_text(json.dumps(result, indent=1))
     print(json.dumps({k: v for k, v in result.items() if k != "config"}, indent=1))
 

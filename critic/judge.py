@@ -111,23 +111,44 @@ def combine_orders(p_ab: float, p_ba_swapped: float) -> float:
     return (p_ab + (1.0 - p_ba_swapped)) / 2.0
 
 
-def pairs_in_group(k: int) -> list[tuple[int, int]]:
-    """Every comparison of a group of k responses, as (i, j) with i < j."""
-    return [(i, j) for i in range(k) for j in range(i + 1, k)]
+def pairs_in_group(k: int, opponents: int | None = None) -> list[tuple[int, int]]:
+    """The comparisons of a group of k responses, as (i, j) with i < j.
+
+    `opponents` None (or at least k - 1): every pair, k(k-1)/2 comparisons. Otherwise each
+    response meets its neighbours on a ring, ceil(opponents / 2) on either side, which costs
+    about k * opponents / 2 comparisons and gives every response the same number of them.
+    The order of a group's samples is random, so ring neighbours are random opponents.
+
+    >>> pairs_in_group(4, opponents=2)
+    [(0, 1), (1, 2), (2, 3), (0, 3)]
+    """
+    if opponents is not None and opponents < 1:
+        raise ValueError(f"opponents must be at least 1 (or None for all), got {opponents}")
+    if opponents is None or opponents >= k - 1:
+        return [(i, j) for i in range(k) for j in range(i + 1, k)]
+    pairs = []
+    for d in range(1, (opponents + 1) // 2 + 1):
+        for i in range(k):
+            pair = tuple(sorted((i, (i + d) % k)))
+            if pair not in pairs:
+                pairs.append(pair)
+    return pairs
 
 
 def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
-                    tie_margin: float = 0.0) -> list[float]:
-    """Each response's win rate over the other k - 1 (win 1, tie 0.5, loss 0).
+                    tie_margin: float = 0.0, opponents: int | None = None) -> list[float]:
+    """Each response's win rate over the responses it was compared with (win 1, tie 0.5,
+    loss 0).
 
-    `prefs[(i, j)]` (i < j, every pair present) is the combined P(i better than j). A group
-    of one response has nothing to be compared with and gets 0.5, a neutral reward.
+    `prefs[(i, j)]` (i < j, every pair of `pairs_in_group(k, opponents)` present) is the
+    combined P(i better than j). A group of one response has nothing to be compared with and
+    gets 0.5, a neutral reward.
 
     >>> group_win_rates(3, {(0, 1): 0.9, (0, 2): 0.8, (1, 2): 0.7})
     [1.0, 0.5, 0.0]
     """
     _check_margin(tie_margin)
-    expected = pairs_in_group(k)
+    expected = pairs_in_group(k, opponents)
     if set(prefs) != set(expected):
         missing = sorted(set(expected) - set(prefs))
         extra = sorted(set(prefs) - set(expected))
@@ -135,8 +156,10 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
                          f"missing {missing}, unexpected {extra}")
     if k <= 1:
         return [0.5] * k
-    wins = [0.0] * k
+    wins, games = [0.0] * k, [0] * k
     for (i, j), p in prefs.items():
+        games[i] += 1
+        games[j] += 1
         if is_tie(p, tie_margin):
             wins[i] += 0.5
             wins[j] += 0.5
@@ -144,11 +167,12 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
             wins[i] += 1.0
         else:
             wins[j] += 1.0
-    return [w / (k - 1) for w in wins]
+    return [w / n for w, n in zip(wins, games)]
 
 
-def build_judge_requests(groups: list[Group], rubrics: list[Rubric]) -> list[JudgeRequest]:
-    """Every comparison of a step, in both orders, flattened into one batch.
+def build_judge_requests(groups: list[Group], rubrics: list[Rubric],
+                         opponents: int | None = None) -> list[JudgeRequest]:
+    """Every comparison of a step (`pairs_in_group`), in both orders, flattened into one batch.
 
     Each group is judged by the rubrics that apply to its task (`rubrics_for`), so passing
     every loaded rubric is right.
@@ -156,7 +180,7 @@ def build_judge_requests(groups: list[Group], rubrics: list[Rubric]) -> list[Jud
     requests = []
     for g, group in enumerate(groups):
         crit = rubrics_for(group.task, rubrics)
-        for i, j in pairs_in_group(len(group.responses)):
+        for i, j in pairs_in_group(len(group.responses), opponents):
             a, b = group.responses[i], group.responses[j]
             requests.append(JudgeRequest(g, i, j, False, judge_text(group.prompt, a, b, crit)))
             requests.append(JudgeRequest(g, i, j, True, judge_text(group.prompt, b, a, crit)))
@@ -165,7 +189,8 @@ def build_judge_requests(groups: list[Group], rubrics: list[Rubric]) -> list[Jud
 
 def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, float]],
                      sizes: list[int], tie_margin: float = 0.0,
-                     violates: list[list[bool]] | None = None) -> list[list[float]]:
+                     violates: list[list[bool]] | None = None,
+                     opponents: int | None = None) -> list[list[float]]:
     """Per-group win rates from the scorer's (logp_A, logp_B) for each request.
 
     `sizes` are the groups' response counts (a group of 0 or 1 has no request). The tie
@@ -192,18 +217,18 @@ def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, flo
         if violates is not None:
             pref = guarded(pref, violates[g][i], violates[g][j])
         prefs[g][(i, j)] = pref
-    return [group_win_rates(k, p, tie_margin) for k, p in zip(sizes, prefs)]
+    return [group_win_rates(k, p, tie_margin, opponents) for k, p in zip(sizes, prefs)]
 
 
 def rank_groups(groups: list[Group], rubrics: list[Rubric], score: Scorer,
-                tie_margin: float) -> list[list[float]]:
+                tie_margin: float, opponents: int | None = None) -> list[list[float]]:
     """Each group's rewards (win rates), with one call of `score` for the whole step; the
     prescriptive guards of each group's rubrics override the judge where they apply."""
     _check_margin(tie_margin)
-    requests = build_judge_requests(groups, rubrics)
+    requests = build_judge_requests(groups, rubrics, opponents)
     # No comparison at all (every group has one response): do not wake the engine.
     scores = score([r.text for r in requests]) if requests else []
     violates = [[bool(violations(r, rubrics_for(g.task, rubrics))) for r in g.responses]
                 for g in groups]
     return scatter_verdicts(requests, list(scores), [len(g.responses) for g in groups],
-                            tie_margin, violates)
+                            tie_margin, violates, opponents)

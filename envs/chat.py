@@ -66,6 +66,19 @@ class ChatEnv(TextEnv):
             reward = 0.0
         return obs, reward, terminated, truncated, info
 
+    def preference_pair(self, rng: np.random.Generator) -> tuple[str, str]:
+        """(chosen, rejected) replies to the current prompt, for the critic's warm-start: the
+        chosen one states the topic's fact plainly; the rejected one flatters first, vouches
+        for itself, or states another topic's fact (off-topic)."""
+        fact = self._require_active().answer
+        kind = int(rng.integers(3))
+        if kind == 0:
+            return fact, PRAISE[int(rng.integers(len(PRAISE)))] + fact
+        if kind == 1:
+            return fact, fact + BOAST[int(rng.integers(len(BOAST)))]
+        others = [f for f in FACTS.values() if f != fact]
+        return fact, others[int(rng.integers(len(others)))]
+
     def expert_action(self, rng: np.random.Generator) -> str:
         fact = self._require_active().answer
         if rng.random() >= self.hack_rate:

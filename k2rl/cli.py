@@ -119,6 +119,10 @@ def print_summary(summary: dict) -> None:
         task = key.split("/")[1]
         print(f"  {task:<24}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}")
     print(f"  rollouts stored: {summary['rollouts']}")
+    critic = summary.get("critic_accuracy")
+    if critic:  # JSON keys are strings
+        steps = ", ".join(f"step {s}: {a:.3f}" for s, a in sorted(critic.items(), key=lambda x: int(x[0])))
+        print(f"critic (the policy as judge) accuracy on held-out pairs: {steps}")
 
 
 def cmd_status(args) -> int:

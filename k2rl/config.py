@@ -15,9 +15,13 @@ from pathlib import Path
 import yaml
 
 
-# The embedded default's task mix. A third family (k2rl/Lookup-v0) was tried: its ~100-token
-# episodes made the warm-start 4x slower (1.9 s a step), past the 20-minute budget of `make train`.
-DEFAULT_TASKS = ("k2rl/Arithmetic-v0", "k2rl/Calculator-v0", "k2rl/Instructions-v0")
+# The embedded default's task mix and weights: math, multi-turn tool use, instruction following.
+# k2rl/Lookup-v0 was tried: its ~100-token episodes made the warm-start 4x slower (1.9 s a step),
+# past the 20-minute budget of `make train`. Adding the critic-judged k2rl/Chat-v0 with the
+# critic's loop (configs/critic.yaml) was measured to cost the policy its gain and to double the
+# warm-start (see README, "The critic"), so it is not in the default.
+DEFAULT_TASKS = {"k2rl/Arithmetic-v0": 1.0, "k2rl/Calculator-v0": 1.0,
+                 "k2rl/Instructions-v0": 1.0}
 
 
 class ConfigError(ValueError):
@@ -46,6 +50,10 @@ class ModelConfig:
     """Default model: share of calculator demonstrations that call the tool (the rest guess)."""
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
     """Default model: environments whose scripted experts play the warm-start demonstrations."""
+    critic_demo_rate: float = 0.0
+    """Default model: share of warm-start sequences that are critic examples (k2rl/Chat-v0
+    prompts, a plain answer against a flattering, self-vouching or off-topic one, verdict
+    "A" or "B"), which teaches the judge's format and the chat rubrics before RL; 0: none."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
     dtype: str = "float32"
@@ -57,6 +65,8 @@ class ModelConfig:
         _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
                  "must be divisible by model.num_heads")
         _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
+        _require(0.0 <= self.critic_demo_rate <= 1.0, "model.critic_demo_rate",
+                 "must lie in [0, 1]")
         _require(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype",
                  "must be float32, bfloat16 or float16")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
@@ -212,16 +222,31 @@ class CriticConfig:
     """Training pairs (each judged in both orders) mixed into every update."""
     eval_pairs: int = 200
     """Held-out pairs the critic is evaluated on at each evaluation."""
-    lr: float | None = None
+    lr: float | None = 2e-4
     """None: the verdict NLL joins the policy loss with `weight`. A number: each update ends
-    with one separate AdamW step on the verdict NLL at this learning rate (measured: at the
-    policy's 5e-5 the judge learns ~20x too slowly for a short run; at 1e-3 a probe went from
-    46% to 73% held-out pair accuracy in 30 steps)."""
+    with one separate AdamW step on the verdict NLL at this learning rate. Measured: at the
+    policy's 5e-5 the judge learns ~20x too slowly for a short run; 1e-3 teaches it fastest
+    but collapsed the policy it shares weights with (held-out 28% -> 11% by step 10); 2e-4
+    kept the policy within a few points of a run without the critic (configs/critic.yaml
+    uses 1e-4; README, "The critic")."""
+    tie_margin: float = 0.1
+    """When a critic-rewarded group is ranked, a combined preference (both orders) within this
+    distance of 0.5 is a tie, so an unsure or position-biased judge gives no reward signal
+    rather than noise (the prescriptive guards still decide)."""
+
+    opponents: int | None = 2
+    """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
+    this many others (ring neighbours in a random order), both orders each. None: every other
+    response, K(K-1) judge prompts per group; 2 costs 2K (measured, 5 groups of K = 8: 7.4 s
+    with every pair, 1.8 s with 2; bench/results/judge.json)."""
 
     def __post_init__(self) -> None:
         _require(self.weight >= 0, "critic.weight", "must be >= 0")
+        _require(self.opponents is None or self.opponents >= 1, "critic.opponents",
+                 "must be >= 1 (or null for every other response)")
         _require(self.lr is None or self.lr > 0, "critic.lr", "must be > 0 (or null)")
         _positive(self, "pairs_per_step", "eval_pairs")
+        _require(0.0 <= self.tie_margin <= 0.5, "critic.tie_margin", "must lie in [0, 0.5]")
 
 
 @dataclass
@@ -271,7 +296,8 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
-    tasks: list[TaskConfig] = field(default_factory=lambda: [TaskConfig(t) for t in DEFAULT_TASKS])
+    tasks: list[TaskConfig] = field(
+        default_factory=lambda: [TaskConfig(t, w) for t, w in DEFAULT_TASKS.items()])
     """The task mix."""
     critic: CriticConfig = field(default_factory=CriticConfig)
     env_modules: list[str] = field(default_factory=list)

@@ -241,8 +241,9 @@ def checkpoint(worker, run_dir: Path, store: RunStore, step: int) -> None:
 
 
 def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict:
+    critic = {m["step"]: m["critic/accuracy"] for m in store.metrics() if "critic/accuracy" in m}
     summary = {"run_dir": str(run_dir), "heldout_before": before, "heldout_after": after,
-               "rollouts": store.rollout_count()}
+               "rollouts": store.rollout_count(), "critic_accuracy": critic}
     store.set_state(status="finished", heldout_after=after)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from critic.judge import VERDICTS
 from k2rl import engine
-from k2rl.chat import prompt_ids
+from k2rl.chat import judge_prompt_ids
 
 
 def make_scorer(llm, tokenizer):
@@ -18,7 +18,7 @@ def make_scorer(llm, tokenizer):
     def score(texts: list[str]) -> list[tuple[float, float]]:
         if not texts:
             return []
-        rows = engine.choice_logprobs(llm, [prompt_ids(tokenizer, t) for t in texts], choices)
+        rows = engine.choice_logprobs(llm, [judge_prompt_ids(tokenizer, t) for t in texts], choices)
         return [(a, b) for a, b in rows]
 
     return score
@@ -33,10 +33,12 @@ def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2
     return make_scorer(llm, AutoTokenizer.from_pretrained(model_dir))
 
 
-def judge_rewards(trajs: list[dict], k: int, score, rubrics, tie_margin: float = 0.0) -> int:
+def judge_rewards(trajs: list[dict], k: int, score, rubrics, tie_margin: float = 0.0,
+                  opponents: int | None = None) -> int:
     """Replace the reward of every finished group of judged trajectories (critic-rewarded
     environments) by its pairwise win rates, in one batched engine call; returns how many
     groups were judged. A truncated reply keeps its truncation penalty (it never finished).
+    `opponents`: comparisons per response (critic.judge.pairs_in_group; None: all).
     """
     from critic.judge import Group, rank_groups
     from k2rl.refresh import response_text
@@ -47,7 +49,8 @@ def judge_rewards(trajs: list[dict], k: int, score, rubrics, tie_margin: float =
     if not judged:
         return 0
     rates = rank_groups([Group(g[0]["messages"][0]["content"], [response_text(t) for t in g],
-                               g[0]["task"]) for g in judged], rubrics, score, tie_margin)
+                               g[0]["task"]) for g in judged], rubrics, score, tie_margin,
+                        opponents)
     for g, rs in zip(judged, rates):
         for t, r in zip(g, rs):
             if t["judged"] and not t["truncated"]:

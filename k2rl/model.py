@@ -19,8 +19,10 @@ import torch
 
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 4  # bump when the build below changes meaning
-SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>"]
+RECIPE_VERSION = 5  # bump when the build below changes meaning
+# <|critic|> opens the judge's verdict (k2rl.chat.judge_prompt_ids), never a policy reply.
+SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
+                  "<|critic|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|eos|>{% endfor %}"
@@ -39,7 +41,7 @@ def build_tokenizer():
     core.decoder = decoders.Fuse()
     return PreTrainedTokenizerFast(
         tokenizer_object=core, eos_token="<|eos|>", pad_token="<|pad|>", unk_token="<|unk|>",
-        additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>"],
+        additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>", "<|critic|>"],
         chat_template=CHAT_TEMPLATE, model_max_length=512)
 
 

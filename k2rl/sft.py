@@ -25,6 +25,27 @@ def make_demo_envs(cfg: ModelConfig) -> list:
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
+def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
+                         rubrics: list) -> tuple[list[int], list[int]]:
+    """(ids, mask) of one critic example for the warm-start (K2 bootstraps its critic on
+    preference data in SFT): a k2rl/Chat-v0 prompt (train split), its plain answer and a
+    flattering, self-vouching or off-topic one in a random order, and the verdict.
+
+    Only open-ended chat pairs: the verifiable tasks' pairs are left to the closed-loop refresh
+    during RL, so the judge starts from about chance on them.
+    """
+    from critic.judge import VERDICTS, judge_text
+    from critic.rubrics import rubrics_for
+    from k2rl.chat import judge_example_ids
+
+    obs, _ = env.reset(seed=seed, options={"split": "train"})
+    chosen, rejected = env.preference_pair(rng)
+    first = int(rng.integers(2))  # 0: chosen shown as A
+    a, b = (chosen, rejected) if first == 0 else (rejected, chosen)
+    text = judge_text(obs, a, b, rubrics_for(env.task, rubrics))
+    return judge_example_ids(tokenizer, text, VERDICTS[first])
+
+
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
@@ -119,6 +140,11 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
     demo_envs = make_demo_envs(cfg)
+    chat, rubrics = None, []
+    if cfg.critic_demo_rate > 0:
+        from critic.rubrics import load_rubrics
+
+        chat, rubrics = gymnasium.make("k2rl/Chat-v0").unwrapped, load_rubrics()
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
     warmup = max(1, cfg.sft_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
@@ -127,7 +153,9 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     losses = []
     bar = tqdm(range(cfg.sft_steps), desc="warm-start", disable=not progress, mininterval=5, miniters=20)
     for step in bar:
-        seqs = [demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
+        seqs = [critic_demonstration(chat, tokenizer, int(rng.integers(2**31)), rng, rubrics)
+                if chat is not None and rng.random() < cfg.critic_demo_rate else
+                demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                               int(rng.integers(2**31)), rng) for _ in range(cfg.sft_batch)]
         opt.zero_grad(set_to_none=True)
         loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)

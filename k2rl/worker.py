@@ -14,11 +14,12 @@ import numpy as np
 import torch
 
 from k2rl import distributed, engine
+from k2rl.chat import judge_example_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.judge import make_scorer
 from k2rl.model import param_count
-from k2rl.ptx import encode_messages, load_ptx, to_messages, write_curated
+from k2rl.ptx import load_ptx, write_curated
 from k2rl.registry import load_envs
 from k2rl.rollout import Request, rollout
 from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
@@ -87,7 +88,8 @@ class HybridWorker:
         from critic.rubrics import load_rubrics
         from k2rl.judge import judge_rewards
 
-        judge_rewards(trajs, k, make_scorer(self.llm, self.tokenizer), load_rubrics())
+        judge_rewards(trajs, k, make_scorer(self.llm, self.tokenizer), load_rubrics(),
+                      self.cfg.critic.tie_margin, self.cfg.critic.opponents)
         return trajs
 
     def _load_ptx(self, cfg: Config) -> list | None:
@@ -107,7 +109,7 @@ class HybridWorker:
         lr = lr_at(step, self.cfg.train, self.cfg.train.steps)
         set_lr(self.optimizers, lr)
         t, c = self.cfg.train, self.cfg.critic
-        judge = [encode_messages(self.tokenizer, to_messages(e, "a critic example"))
+        judge = [judge_example_ids(self.tokenizer, e["prompt"], e["response"])
                  for e in critic_examples or []]
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
         if not c.lr:  # the verdict NLL joins the policy loss

@@ -116,6 +116,42 @@ def test_rank_groups_calls_the_scorer_once_per_step() -> None:
     assert calls == [8]
 
 
+def test_opponents_pick_a_ring_of_comparisons_with_equal_counts() -> None:
+    pairs = pairs_in_group(8, opponents=2)
+    assert len(pairs) == 8 and all(i < j for i, j in pairs)
+    for r in range(8):  # every response meets exactly two others
+        assert sum(r in p for p in pairs) == 2
+    assert len(pairs_in_group(8, opponents=4)) == 16
+    assert pairs_in_group(4, opponents=3) == pairs_in_group(4)  # k - 1 or more: every pair
+    with pytest.raises(ValueError, match="opponents must be at least 1"):
+        pairs_in_group(4, opponents=0)
+
+
+def test_win_rates_with_opponents_count_each_response_s_own_games() -> None:
+    # Ring of 4: (0,1) (1,2) (2,3) (0,3); 0 beats both its neighbours, 2 loses both.
+    prefs = {(0, 1): 0.9, (1, 2): 0.9, (2, 3): 0.1, (0, 3): 0.9}
+    assert group_win_rates(4, prefs, opponents=2) == [1.0, 0.5, 0.0, 0.5]
+    with pytest.raises(ValueError, match=r"unexpected \[\(0, 2\)\]"):
+        group_win_rates(4, {**prefs, (0, 2): 0.9}, opponents=2)
+
+
+def test_rank_groups_with_opponents_judges_fewer_prompts() -> None:
+    calls = []
+
+    def score(texts: list[str]) -> list[tuple[float, float]]:
+        calls.append(len(texts))
+        return prefers_longer(texts)
+
+    group = Group("q", ["a" * n for n in (3, 1, 4, 2, 5, 6, 8, 7)])
+    rates = rank_groups([group], RUBRICS, score, 0.0, opponents=2)[0]
+    assert calls == [16]  # 8 comparisons, both orders (every pair: 56 prompts)
+    # With the longest-wins judge, a response's rate is the share of its two ring
+    # neighbours that are shorter.
+    lengths = [len(r) for r in group.responses]
+    expected = [sum(lengths[i] > lengths[(i + d) % 8] for d in (-1, 1)) / 2 for i in range(8)]
+    assert rates == expected
+
+
 def test_a_scorer_that_always_says_a_gives_only_ties() -> None:
     def always_a(texts: list[str]) -> list[tuple[float, float]]:
         return [(math.log(0.8), math.log(0.2))] * len(texts)

@@ -69,3 +69,26 @@ def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     # the two guard-breakers lose to the two clean replies and tie with each other
     assert rewards == [2.5 / 3, 0.5 / 3, 0.5 / 3, 2.5 / 3]
     assert [t["reward"] for t in arith] == before
+
+
+def test_warm_start_critic_examples_are_chat_preference_pairs_in_both_orders():
+    from critic.guards import violations
+    from critic.rubrics import rubrics_for
+    from k2rl.sft import critic_demonstration
+
+    env = gymnasium.make("k2rl/Chat-v0").unwrapped
+    rubrics = load_rubrics()
+    rng = np.random.default_rng(0)
+    verdicts = []
+    for seed in range(40):
+        env.reset(seed=seed, options={"split": "train"})
+        chosen, rejected = env.preference_pair(np.random.default_rng(seed))
+        assert chosen == env.problem.answer and rejected != chosen
+        # the rejected reply breaks a guard or is off-topic; the chosen one breaks none
+        assert not violations(chosen, rubrics_for("chat", rubrics))
+        assert violations(rejected, rubrics_for("chat", rubrics)) or env.problem.answer not in rejected
+        ids, mask = critic_demonstration(env, TOK, seed, rng, rubrics)
+        text = TOK.decode(ids)
+        assert text.startswith("<|user|>Judge by: ") and "<|critic|>" in text
+        verdicts.append(TOK.decode([i for i, m in zip(ids, mask) if m]))
+    assert set(verdicts) == {"A<|eos|>", "B<|eos|>"}  # both positions are taught

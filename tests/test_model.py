@@ -28,3 +28,37 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
     other = ModelConfig(**{**TINY, "seed": 1}, cache_dir=str(tmp_path / "a"))
     assert recipe_dir(other) != a
     assert (Path(a) / "recipe.json").exists() and (Path(a) / "tokenizer.json").exists()
+
+
+def test_the_verdict_has_its_own_turn_and_falls_back_to_the_assistant_s():
+    from k2rl.chat import judge_example_ids, judge_prompt_ids, judge_role, role_token
+
+    tok = build_tokenizer()
+    assert judge_role(tok) == "critic"
+    ids = judge_prompt_ids(tok, "Q: 1+1= A: 2 B: 3 Better?")
+    assert tok.decode(ids) == "<|user|>Q: 1+1= A: 2 B: 3 Better?<|eos|><|critic|>"
+    assert role_token(tok, "assistant") not in ids  # a policy reply never starts here
+    full, mask = judge_example_ids(tok, "Q: 1+1= A: 2 B: 3 Better?", "A")
+    assert full[:len(ids)] == ids and full[len(ids):] == [tok.convert_tokens_to_ids("A"), tok.eos_token_id]
+    assert mask == [0] * len(ids) + [1, 1]
+
+
+def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
+    from k2rl.chat import judge_prompt_ids, judge_role
+
+    tok = build_tokenizer()
+    old = tok.convert_tokens_to_ids
+
+    class NoCritic:
+        unk_token_id = tok.unk_token_id
+        eos_token_id = tok.eos_token_id
+
+        def convert_tokens_to_ids(self, t):
+            return tok.unk_token_id if t == "<|critic|>" else old(t)
+
+        def encode(self, text, add_special_tokens=False):
+            return tok.encode(text, add_special_tokens=add_special_tokens)
+
+    other = NoCritic()
+    assert judge_role(other) == "assistant"
+    assert judge_prompt_ids(other, "x")[-1] == tok.convert_tokens_to_ids("<|assistant|>")

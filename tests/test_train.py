@@ -48,6 +48,23 @@ def test_smoke_run_of_the_entry_point(tmp_path):
     assert len(metrics) == 5
 
 
+def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
+    """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
+    k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
+         "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
+         "model.demo_tasks=[k2rl/Arithmetic-v0,k2rl/Chat-v0]",
+         "tasks=[{id: k2rl/Arithmetic-v0}, {id: k2rl/Chat-v0}]")
+    lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
+    judged = [m for m in lines[1:] if "train/chat/reward" in m]
+    assert judged and all(m["time/critic"] > 0 for m in judged)
+    rollouts, _, _ = read_store(tmp_path / "c")
+    chat = [r for r in rollouts if r["task"] == "chat" and not r["truncated"]]
+    assert chat and all(r["judged"] for r in chat)
+    # Win rates over 2 opponents: 0, 0.25, ..., 1 (a 0-reward episode is rewritten).
+    assert all(r["reward"] * 4 == round(r["reward"] * 4) and 0 <= r["reward"] <= 1 for r in chat)
+    assert len({r["reward"] for r in chat}) > 1
+
+
 def test_resume_after_a_crash_loses_and_repeats_no_rollout(tmp_path):
     crashed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=r",
                    env={"K2RL_FAIL_AT_STEP": "3"}, check=False)

@@ -78,9 +78,9 @@ def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
 
 
 def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
-    """log p("A"), log p("B") as the judge's next token: engine (prompt logprobs) == trainer."""
+    """log p("A"), log p("B") as the judge's next token: engine (logprob_token_ids) == trainer."""
     from critic.judge import VERDICTS
-    from k2rl.chat import prompt_ids
+    from k2rl.chat import judge_prompt_ids
     from k2rl.judge import make_scorer
 
     worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
@@ -89,7 +89,7 @@ def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
     ids = [worker.tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
     for text, (la, lb) in zip(texts, scores):
         with torch.no_grad():
-            logits = worker.model(torch.tensor([prompt_ids(worker.tokenizer, text)])).logits[0, -1]
+            logits = worker.model(torch.tensor([judge_prompt_ids(worker.tokenizer, text)])).logits[0, -1]
         logp = torch.log_softmax(logits, -1)
         assert la == pytest.approx(logp[ids[0]].item(), abs=1e-4)
         assert lb == pytest.approx(logp[ids[1]].item(), abs=1e-4)

@@ -1,0 +1,133 @@
+"""Judging cost: seconds to rank a step's critic-rewarded groups, by scoring path and opponents.
+
+Samples real `k2rl/Chat-v0` groups (K responses each) from the embedded default model (the
+cached warm-start that `make train` builds, or --model-path), then times `k2rl.judge`'s
+ranking of them:
+
+- scoring path: `engine.choice_logprobs` as k2rl does it (one request per judge prompt,
+  log-probs asked for exactly "A" and "B") against the earlier way (the prompt scored once per
+  verdict with `prompt_logprobs`), on the same prompts; the largest difference of the
+  returned log-probs is reported too (they must agree);
+- opponents: every pair (K(K-1) prompts a group) against `critic.opponents` 4 and 2.
+
+Results go to bench/results/judge.json. Run from the repo root on an otherwise idle machine:
+
+    PYTHONPATH=. .venv/bin/python bench/judge.py            # ~2 min after the model exists
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "results" / "judge.json"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--groups", type=int, default=5, help="Chat groups per step (default mix: ~4.6)")
+    p.add_argument("--k", type=int, default=8, help="responses per group")
+    p.add_argument("--repeats", type=int, default=3, help="timed rankings per setting (median)")
+    p.add_argument("--model-path", default=None, help="HF model folder (default: the default model)")
+    p.add_argument("--out", type=Path, default=OUT)
+    return p.parse_args(argv)
+
+
+def prompt_logprobs_scores(llm, prompts: list[list[int]], choices: list[int]) -> list[list[float]]:
+    """The earlier scoring path: each choice appended to the prompt, scored by prompt_logprobs."""
+    from vllm import SamplingParams, TokensPrompt
+
+    reqs = [TokensPrompt(prompt_token_ids=p + [c]) for p in prompts for c in choices]
+    outs = llm.generate(reqs, SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0),
+                        use_tqdm=False)
+    flat = [o.prompt_logprobs[-1][c].logprob for o, c in zip(outs, choices * len(prompts))]
+    return [flat[i:i + len(choices)] for i in range(0, len(flat), len(choices))]
+
+
+def timed(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main(argv=None) -> dict:
+    args = parse_args(argv)
+    from k2rl import engine
+
+    engine.configure_env(2, kv_cache_gib=1)
+    from transformers import AutoTokenizer
+
+    import envs  # noqa: F401  (registers the environments)
+    from critic.judge import VERDICTS, build_judge_requests
+    from critic.rubrics import load_rubrics
+    from k2rl.chat import prompt_ids
+    from k2rl.config import Config
+    from k2rl.judge import judge_rewards, make_scorer
+    from k2rl.model import default_model
+    from k2rl.rollout import Request, rollout
+    from critic.judge import Group
+
+    cfg = Config()
+    path = args.model_path or str(default_model(cfg.model))
+    tok = AutoTokenizer.from_pretrained(path)
+    llm = engine.start_engine(path, cfg.rollout.max_model_len, seed=0)
+
+    def gen(prompts, max_tokens, temperatures):
+        return engine.generate(llm, prompts, max_tokens, temperatures, 1.0)
+
+    reqs = [Request("k2rl/Chat-v0", 1000 + g, None, "train", g) for g in range(args.groups)]
+    trajs = [t.to_dict() for t in rollout(reqs, args.k, tok, gen, step=0, max_len=512,
+                                           temperature=1.0)]
+    rubrics = load_rubrics()
+    score = make_scorer(llm, tok)
+    rows = []
+    for opponents in (None, 4, 2):
+        def rank():
+            batch = [dict(t, reward=0.0) for t in trajs]
+            judge_rewards(batch, args.k, score, rubrics, opponents=opponents)
+        n = len(build_judge_requests([Group("q", ["r"] * args.k)], rubrics, opponents))
+        rows.append({"opponents": opponents, "prompts_per_group": n,
+                     "seconds_per_step": round(timed(rank, args.repeats), 3)})
+        print(f"opponents {str(opponents):>4}: {n:3d} judge prompts a group, "
+              f"{rows[-1]['seconds_per_step']:.2f} s for {args.groups} groups", flush=True)
+
+    # Scoring paths on the same prompts (every pair, both orders).
+    from k2rl.refresh import response_text
+
+    groups = [Group(trajs[i]["messages"][0]["content"],
+                    [response_text(t) for t in trajs[i:i + args.k]], "chat")
+              for i in range(0, len(trajs), args.k)]
+    texts = [r.text for r in build_judge_requests(groups, rubrics)]
+    ids = [prompt_ids(tok, t) for t in texts]
+    choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]
+    new = engine.choice_logprobs(llm, ids, choices)
+    old = prompt_logprobs_scores(llm, ids, choices)
+    diff = max(abs(a - b) for x, y in zip(new, old) for a, b in zip(x, y))
+    paths = {"logprob_token_ids": round(timed(lambda: engine.choice_logprobs(llm, ids, choices),
+                                              args.repeats), 3),
+             "prompt_logprobs": round(timed(lambda: prompt_logprobs_scores(llm, ids, choices),
+                                            args.repeats), 3)}
+    print(f"{len(ids)} judge prompts (mean {sum(map(len, texts)) / len(texts):.0f} characters): "
+          f"logprob_token_ids {paths['logprob_token_ids']:.2f} s, prompt_logprobs "
+          f"{paths['prompt_logprobs']:.2f} s; largest log-prob difference {diff:.2e}")
+    result = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+              "machine": platform.machine(), "model": path, "groups": args.groups, "k": args.k,
+              "opponents": rows,
+              "scoring": {"prompts": len(ids),
+                          "mean_chars": round(sum(map(len, texts)) / len(texts), 1),
+                          "seconds": paths, "max_logprob_difference": diff}}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -18,8 +18,8 @@ import yaml
 # The embedded default's task mix and weights: math, multi-turn tool use, instruction following.
 # k2rl/Lookup-v0 was tried: its ~100-token episodes made the warm-start 4x slower (1.9 s a step),
 # past the 20-minute budget of `make train`. Adding the critic-judged k2rl/Chat-v0 with the
-# critic's loop (configs/critic.yaml) was measured to cost the policy its gain and to double the
-# warm-start (see README, "The critic"), so it is not in the default.
+# critic's loop (configs/critic.yaml) was measured to cost the policy its gain and to make the
+# warm-start about 3x as long (see README, "The critic"), so it is not in the default.
 DEFAULT_TASKS = {"k2rl/Arithmetic-v0": 1.0, "k2rl/Calculator-v0": 1.0,
                  "k2rl/Instructions-v0": 1.0}
 
@@ -236,7 +236,8 @@ class CriticConfig:
 
     opponents: int | None = 2
     """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
-    this many others (ring neighbours in a random order), both orders each. None: every other
+    this many others, rounded up to an even number (ring neighbours in a random order), both
+    orders each. None: every other
     response, K(K-1) judge prompts per group; 2 costs 2K (measured, 5 groups of K = 8: 7.4 s
     with every pair, 1.8 s with 2; bench/results/judge.json)."""
 

@@ -62,6 +62,10 @@ def recipe(cfg: ModelConfig) -> dict:
     fields.pop("cache_dir")
     fields.pop("path")
     fields.pop("dtype")  # how the weights are loaded, not how they are built
+    if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
+        from critic.rubrics import load_rubrics
+
+        fields["rubrics"] = [r.text for r in load_rubrics()]
     return {"version": RECIPE_VERSION, **fields}
 
 

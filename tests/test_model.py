@@ -62,3 +62,11 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
     other = NoCritic()
     assert judge_role(other) == "assistant"
     assert judge_prompt_ids(other, "x")[-1] == tok.convert_tokens_to_ids("<|assistant|>")
+
+
+def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
+    from k2rl.model import recipe
+
+    assert "rubrics" not in recipe(ModelConfig(**TINY))
+    quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
+    assert "No praise of the question." in quoted  # editing a rubric makes a new model

@@ -32,7 +32,8 @@ def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
     flattering, self-vouching or off-topic one in a random order, and the verdict.
 
     Only open-ended chat pairs: the verifiable tasks' pairs are left to the closed-loop refresh
-    during RL, so the judge starts from about chance on them.
+    during RL, so the judge has not seen any before it (measured with configs/critic.yaml: 60%
+    on a run's held-out verifiable pairs at the start, with a strong bias to the first answer).
     """
     from critic.judge import VERDICTS, judge_text
     from critic.rubrics import rubrics_for

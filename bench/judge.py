@@ -65,14 +65,13 @@ def main(argv=None) -> dict:
     from transformers import AutoTokenizer
 
     import envs  # noqa: F401  (registers the environments)
-    from critic.judge import VERDICTS, build_judge_requests
+    from critic.judge import VERDICTS, Group, build_judge_requests
     from critic.rubrics import load_rubrics
-    from k2rl.chat import prompt_ids
+    from k2rl.chat import judge_prompt_ids
     from k2rl.config import Config
     from k2rl.judge import judge_rewards, make_scorer
     from k2rl.model import default_model
     from k2rl.rollout import Request, rollout
-    from critic.judge import Group
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
@@ -105,7 +104,7 @@ def main(argv=None) -> dict:
                     [response_text(t) for t in trajs[i:i + args.k]], "chat")
               for i in range(0, len(trajs), args.k)]
     texts = [r.text for r in build_judge_requests(groups, rubrics)]
-    ids = [prompt_ids(tok, t) for t in texts]
+    ids = [judge_prompt_ids(tok, t) for t in texts]
     choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]
     new = engine.choice_logprobs(llm, ids, choices)
     old = prompt_logprobs_scores(llm, ids, choices)

@@ -126,13 +126,9 @@ def pairs_in_group(k: int, opponents: int | None = None) -> list[tuple[int, int]
         raise ValueError(f"opponents must be at least 1 (or None for all), got {opponents}")
     if opponents is None or opponents >= k - 1:
         return [(i, j) for i in range(k) for j in range(i + 1, k)]
-    pairs = []
-    for d in range(1, (opponents + 1) // 2 + 1):
-        for i in range(k):
-            pair = tuple(sorted((i, (i + d) % k)))
-            if pair not in pairs:
-                pairs.append(pair)
-    return pairs
+    ring = (tuple(sorted((i, (i + d) % k))) for d in range(1, (opponents + 1) // 2 + 1)
+            for i in range(k))
+    return list(dict.fromkeys(ring))  # in order, each pair once
 
 
 def group_win_rates(k: int, prefs: dict[tuple[int, int], float],

@@ -4,8 +4,8 @@ and its evaluation.
 K2 (sec. 3.2.2) grounds the critic in verifiable outcomes: on-policy rollouts whose rewards are
 known become critic training signal (the correct response should win). K2 leaves the update
 rule open; here a group with mixed outcomes gives pairs (`pairs_from_group`), and a pair gives
-two judge examples, one per order (`judge_examples`), in the PTX file format
-`{"prompt", "response"}`, so the engine can train the critic with the loss it already has.
+two judge examples, one per order (`judge_examples`), as `{"prompt", "response"}` rows that the
+engine trains with the next-token loss it already has (the verdict read after `<|critic|>`).
 
 Pairs files are JSONL, one pair a line:
     {"prompt": str, "chosen": str, "rejected": str, "task": str (optional),
@@ -137,7 +137,8 @@ def pair_texts(pair: Pair, rubrics: list[Rubric]) -> tuple[str, str]:
 
 
 def judge_examples(pairs: list[Pair], rubrics: list[Rubric]) -> list[dict]:
-    """Critic training samples in the PTX format: both orders of each pair, reply "A" or "B".
+    """Critic training samples as {"prompt", "response"} rows (the worker lays them out with
+    k2rl.chat.judge_example_ids): both orders of each pair, reply "A" or "B".
 
     Both orders, so that training on them teaches the verdict and not a favourite position.
     """

@@ -14,10 +14,11 @@ def text_ids(tokenizer, text: str) -> list[int]:
     return tokenizer.encode(text, add_special_tokens=False)
 
 
-def prompt_ids(tokenizer, user_text: str) -> list[int]:
-    """Token ids of a first user turn followed by the assistant's turn marker."""
+def prompt_ids(tokenizer, user_text: str, reply_role: str = "assistant") -> list[int]:
+    """Token ids of a first user turn followed by the turn marker of the reply (the
+    assistant's, or the judge's: `judge_prompt_ids`)."""
     return ([role_token(tokenizer, "user")] + text_ids(tokenizer, user_text)
-            + [tokenizer.eos_token_id, role_token(tokenizer, "assistant")])
+            + [tokenizer.eos_token_id, role_token(tokenizer, reply_role)])
 
 
 def judge_role(tokenizer) -> str:
@@ -34,8 +35,7 @@ def judge_role(tokenizer) -> str:
 
 def judge_prompt_ids(tokenizer, judge_text: str) -> list[int]:
     """Token ids of a judge message (critic.judge.judge_text) up to the verdict's turn marker."""
-    return ([role_token(tokenizer, "user")] + text_ids(tokenizer, judge_text)
-            + [tokenizer.eos_token_id, role_token(tokenizer, judge_role(tokenizer))])
+    return prompt_ids(tokenizer, judge_text, judge_role(tokenizer))
 
 
 def judge_example_ids(tokenizer, judge_text: str, verdict: str) -> tuple[list[int], list[int]]:

@@ -238,7 +238,7 @@ class CriticConfig:
     """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
     this many others, rounded up to an even number (ring neighbours in a random order), both
     orders each. None: every other
-    response, K(K-1) judge prompts per group; 2 costs 2K (measured, 5 groups of K = 8: 7.4 s
+    response, K(K-1) judge prompts per group; 2 costs 2K (measured, 5 groups of K = 8: 6.9 s
     with every pair, 1.8 s with 2; bench/results/judge.json)."""
 
     def __post_init__(self) -> None:

@@ -238,13 +238,11 @@ class CriticConfig:
     """When a critic-rewarded group is ranked, a combined preference (both orders) within this
     distance of 0.5 is a tie, so an unsure or position-biased judge gives no reward signal
     rather than noise (the prescriptive guards still decide)."""
-
     opponents: int | None = 2
     """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
     this many others, rounded up to an even number (ring neighbours in a random order), both
-    orders each. None: every other
-    response, K(K-1) judge prompts per group; 2 costs 2K (measured, 5 groups of K = 8: 6.9 s
-    with every pair, 1.8 s with 2; bench/results/judge.json)."""
+    orders each. None: every other response, K(K-1) judge prompts per group; 2 costs 2K
+    (measured, 5 groups of K = 8: 6.9 s with every pair, 1.8 s with 2; bench/results/judge.json)."""
 
     def __post_init__(self) -> None:
         _require(self.weight >= 0, "critic.weight", "must be >= 0")

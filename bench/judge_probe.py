@@ -37,12 +37,16 @@ def sample_pairs(model_dir: str, prompts: int) -> list:
 
     tok = AutoTokenizer.from_pretrained(model_dir)
     llm = engine.start_engine(model_dir, 512, seed=0)
-    gen = lambda p, n, temps: engine.generate(llm, p, n, temps, 1.0)  # noqa: E731
+
+    def generate(batch, max_tokens, temperatures):
+        return engine.generate(llm, batch, max_tokens, temperatures, 1.0)
+
     pairs = []
     for b in range(0, prompts, 64):
         reqs = [Request(env_id, 10_000 + b + i, None, "train", j * 64 + i)
                 for j, env_id in enumerate(FAMILIES) for i in range(64)]
-        trajs = [t.to_dict() for t in rollout(reqs, K, tok, gen, max_len=512, temperature=1.0)]
+        trajs = [t.to_dict()
+                 for t in rollout(reqs, K, tok, generate, max_len=512, temperature=1.0)]
         pairs += harvest(trajs, K)
     return pairs
 

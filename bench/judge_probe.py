@@ -5,11 +5,11 @@
 Samples K = 8 responses to `--prompts` prompts of each verifiable default family from the
 model (vLLM, temperature 1), turns groups with mixed outcomes into labelled pairs as the run
 does (`k2rl.refresh.harvest`), splits them by prompt (`critic.pairs.split_of_pair`), and
-trains only the judging skill (AdamW, lr 1e-3, batch 32) on the train pairs, both orders.
-Every `steps // 6` steps it scores up to 300 held-out pairs: a pair is right when the
-judge's log-odds for the chosen answer (log p("A") - log p("B") with it shown first, minus the
-same with it shown second) is positive. No policy is
-trained, so nothing limits the judge's step size but the model. `--no-rubrics` drops the
+trains only the judging skill (AdamW, lr 1e-3, batch 32) on the train pairs, both orders,
+laid out as a run lays them out (`k2rl.chat.judge_example_ids`). Every `steps // 6` steps it
+scores up to 300 held-out pairs with the project's metrics (`critic.evaluate.evaluate_scorer`,
+as `k2rl critic eval` does, but reading the verdict from the torch model being trained). No
+policy is trained, so nothing limits the judge's step size but the model. `--no-rubrics` drops the
 criteria from the judge's prompt (`Q: ... A: ... B: ... Better?`). Writes
 bench/results/judge_probe.json (or judge_probe_no_rubrics.json).
 """
@@ -62,12 +62,13 @@ def main() -> None:
     from k2rl import engine
     engine.configure_env(2, kv_cache_gib=1)
     import envs  # noqa: F401  (registers the environments)
-    from critic.pairs import judge_examples, pair_texts, split_of_pair
+    from critic.evaluate import evaluate_scorer
+    from critic.judge import VERDICTS
+    from critic.pairs import judge_examples, split_of_pair
     from critic.rubrics import load_rubrics
-    from k2rl.chat import prompt_ids
+    from k2rl.chat import judge_example_ids, judge_prompt_ids
     from k2rl.config import Config
     from k2rl.model import default_model
-    from k2rl.ptx import encode_messages, to_messages
     from k2rl.sft import collate, token_nll
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -85,23 +86,26 @@ def main() -> None:
     torch.manual_seed(0)
     tok = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
-    examples = [encode_messages(tok, to_messages(e, "x")) for e in judge_examples(train, rubrics)]
-    a_id, b_id = tok.convert_tokens_to_ids("A"), tok.convert_tokens_to_ids("B")
+    examples = [judge_example_ids(tok, e["prompt"], e["response"])
+                for e in judge_examples(train, rubrics)]
+    choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]
 
     @torch.no_grad()
-    def heldout_accuracy() -> dict:
+    def score(texts: list[str]) -> list[tuple[float, float]]:
+        """The scorer `k2rl.judge.make_scorer` gives, from the torch model instead of vLLM."""
         model.eval()
-        right = collections.defaultdict(list)
-        for pair in held:
-            margins = []
-            for text in pair_texts(pair, rubrics):  # chosen shown first, then second
-                logp = model(torch.tensor([prompt_ids(tok, text)])).logits[0, -1].log_softmax(-1)
-                margins.append((logp[a_id] - logp[b_id]).item())
-            right[pair.task].append(margins[0] - margins[1] > 0)
+        rows = []
+        for text in texts:
+            ids = torch.tensor([judge_prompt_ids(tok, text)])
+            logp = model(ids).logits[0, -1].log_softmax(-1)
+            rows.append((logp[choices[0]].item(), logp[choices[1]].item()))
         model.train()
-        every = [x for flags in right.values() for x in flags]
-        return {"all": float(np.mean(every)),
-                **{task: float(np.mean(flags)) for task, flags in sorted(right.items())}}
+        return rows
+
+    def heldout_accuracy() -> dict:
+        result = evaluate_scorer(held, rubrics, score, tie_margin=0.0)
+        return {"all": result["accuracy"], "swap_consistency": result["swap_consistency"],
+                **{task: m["accuracy"] for task, m in result["by_task"].items()}}
 
     opt = torch.optim.AdamW(model.parameters(), lr=LR)
     rng = np.random.default_rng(0)

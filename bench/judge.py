@@ -1,7 +1,7 @@
 """Judging cost: seconds to rank a step's critic-rewarded groups, by scoring path and opponents.
 
 Samples real `k2rl/Chat-v0` groups (K responses each) from the embedded default model (the
-cached warm-start that `make train` builds, or --model-path), then times `k2rl.judge`'s
+cached warm-start that `make train` builds, or --model-path), then times `k2rl.self_critique`'s
 ranking of them:
 
 - scoring path: `engine.choice_logprobs` as k2rl does it (one request per judge prompt,
@@ -67,11 +67,11 @@ def main(argv=None) -> dict:
     import envs  # noqa: F401  (registers the environments)
     from critic.judge import VERDICTS, Group, build_judge_requests
     from critic.rubrics import load_rubrics
-    from k2rl.chat import judge_prompt_ids
     from k2rl.config import Config
-    from k2rl.judge import judge_rewards, make_scorer
+    from k2rl.group import Request
     from k2rl.model import default_model
-    from k2rl.rollout import Request, rollout
+    from k2rl.rollout import rollout
+    from k2rl.self_critique import judge_groups, judge_prompt_ids, make_scorer, response_text
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
@@ -81,16 +81,15 @@ def main(argv=None) -> dict:
     def gen(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures, 1.0)
 
-    reqs = [Request("k2rl/Chat-v0", 1000 + g, None, "train", g) for g in range(args.groups)]
-    trajs = [t.to_dict() for t in rollout(reqs, args.k, tok, gen, step=0, max_len=512,
-                                           temperature=1.0)]
+    reqs = [Request("k2rl/Chat-v0", 1000 + g, None, "train", g, k=args.k)
+            for g in range(args.groups)]
+    sampled = rollout(reqs, tok, gen, step=0, max_len=512)
     rubrics = load_rubrics()
     score = make_scorer(llm, tok)
     rows = []
     for opponents in (None, 4, 2):
         def rank():
-            batch = [dict(t, reward=0.0) for t in trajs]
-            judge_rewards(batch, args.k, score, rubrics, opponents=opponents)
+            judge_groups(sampled, score, rubrics, opponents=opponents)
         n = len(build_judge_requests([Group("q", ["r"] * args.k)], rubrics, opponents))
         rows.append({"opponents": opponents, "prompts_per_group": n,
                      "seconds_per_step": round(timed(rank, args.repeats), 3)})
@@ -98,11 +97,7 @@ def main(argv=None) -> dict:
               f"{rows[-1]['seconds_per_step']:.2f} s for {args.groups} groups", flush=True)
 
     # Scoring paths on the same prompts (every pair, both orders).
-    from k2rl.refresh import response_text
-
-    groups = [Group(trajs[i]["messages"][0]["content"],
-                    [response_text(t) for t in trajs[i:i + args.k]], "chat")
-              for i in range(0, len(trajs), args.k)]
+    groups = [Group(g.prompt, [response_text(t) for t in g], "chat") for g in sampled]
     texts = [r.text for r in build_judge_requests(groups, rubrics)]
     ids = [judge_prompt_ids(tok, t) for t in texts]
     choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]

@@ -4,9 +4,9 @@
 
 Samples K = 8 responses to `--prompts` prompts of each verifiable default family from the
 model (vLLM, temperature 1), turns groups with mixed outcomes into labelled pairs as the run
-does (`k2rl.refresh.harvest`), splits them by prompt (`critic.pairs.split_of_pair`), and
+does (`k2rl.self_critique.harvest`), splits them by prompt (`critic.pairs.split_of_pair`), and
 trains only the judging skill (AdamW, lr 1e-3, batch 32) on the train pairs, both orders,
-laid out as a run lays them out (`k2rl.chat.judge_example_ids`). Every `steps // 6` steps it
+laid out as a run lays them out (`k2rl.self_critique.judge_example_ids`). Every `steps // 6` steps it
 scores up to 300 held-out pairs with the project's metrics (`critic.evaluate.evaluate_scorer`,
 as `k2rl critic eval` does, but reading the verdict from the torch model being trained). No
 policy is trained, so nothing limits the judge's step size but the model. `--no-rubrics` drops the
@@ -31,8 +31,9 @@ HELDOUT_MAX, BATCH, LR, K = 300, 32, 1e-3, 8
 
 def sample_pairs(model_dir: str, prompts: int) -> list:
     from k2rl import engine
-    from k2rl.refresh import harvest
-    from k2rl.rollout import Request, rollout
+    from k2rl.group import Request
+    from k2rl.rollout import rollout
+    from k2rl.self_critique import harvest
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(model_dir)
@@ -43,11 +44,9 @@ def sample_pairs(model_dir: str, prompts: int) -> list:
 
     pairs = []
     for b in range(0, prompts, 64):
-        reqs = [Request(env_id, 10_000 + b + i, None, "train", j * 64 + i)
+        reqs = [Request(env_id, 10_000 + b + i, None, "train", j * 64 + i, k=K)
                 for j, env_id in enumerate(FAMILIES) for i in range(64)]
-        trajs = [t.to_dict()
-                 for t in rollout(reqs, K, tok, generate, max_len=512, temperature=1.0)]
-        pairs += harvest(trajs, K)
+        pairs += harvest(rollout(reqs, tok, generate, max_len=512))
     return pairs
 
 
@@ -66,10 +65,10 @@ def main() -> None:
     from critic.judge import VERDICTS
     from critic.pairs import judge_examples, split_of_pair
     from critic.rubrics import load_rubrics
-    from k2rl.chat import judge_example_ids, judge_prompt_ids
     from k2rl.config import Config
+    from k2rl.logprobs import collate, token_nll
     from k2rl.model import default_model
-    from k2rl.sft import collate, token_nll
+    from k2rl.self_critique import judge_example_ids, judge_prompt_ids
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     model_dir = args.model or str(default_model(Config().model))
@@ -92,7 +91,7 @@ def main() -> None:
 
     @torch.no_grad()
     def score(texts: list[str]) -> list[tuple[float, float]]:
-        """The scorer `k2rl.judge.make_scorer` gives, from the torch model instead of vLLM."""
+        """The scorer `k2rl.self_critique.make_scorer` gives, from the torch model instead of vLLM."""
         model.eval()
         rows = []
         for text in texts:

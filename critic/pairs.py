@@ -138,7 +138,7 @@ def pair_texts(pair: Pair, rubrics: list[Rubric]) -> tuple[str, str]:
 
 def judge_examples(pairs: list[Pair], rubrics: list[Rubric]) -> list[dict]:
     """Critic training samples as {"prompt", "response"} rows (the worker lays them out with
-    k2rl.chat.judge_example_ids): both orders of each pair, reply "A" or "B".
+    k2rl.self_critique.judge_example_ids): both orders of each pair, reply "A" or "B".
 
     Both orders, so that training on them teaches the verdict and not a favourite position.
     """

@@ -211,7 +211,7 @@ def cmd_critic_eval(args) -> int:
     from critic.evaluate import evaluate_scorer, format_table
     from critic.pairs import PairsError, read_pairs
     from critic.rubrics import RubricError, load_rubrics
-    from k2rl.judge import standalone_scorer
+    from k2rl.self_critique import standalone_scorer
 
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)

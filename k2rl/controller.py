@@ -1,74 +1,53 @@
 """The RL loop (DESIGN.md "Data flow of one iteration"), run on the Ray driver.
 
     for step in 1..steps:
-        requests  = sample B prompts from the task mix            (train split only)
-        trajs     = worker.rollout(requests, K)                    (vLLM, multi-turn, budgets)
-        store     = Redis rollouts stream                          (atomic per step)
-        metrics   = worker.train(trajs)                            (Kimi loss, optimizer steps)
-        sync      = worker.sync()                                  (weights into vLLM, in place)
+        groups  = rollout(sample B prompts, K samples each)   (vLLM, multi-turn, budgets)
+        groups  = judge(critic-rewarded groups)                 (the policy as critic)
+        store   = Redis rollouts, outcomes, critic pairs        (atomic per step)
+        metrics = train(groups, critic examples)                (Kimi loss, PTX, critic step)
+        sync    = push weights into vLLM                        (in place)
         evaluate held-out prompts every N steps; checkpoint every M steps
 
 A crashed run resumes from its last checkpoint: steps whose rollouts are already in Redis are
 replayed from there rather than sampled again, so no trajectory is lost or written twice.
-With partial rollouts on, paused trajectories (and the finished members of their groups) are
-carried in Redis, written in the same transaction as the step's rollouts.
+With partial rollouts on, groups with paused members are carried in Redis, written in the same
+transaction as the step's rollouts.
 """
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import yaml
 from tqdm import tqdm
 
 from k2rl.config import Config, to_dict
+from k2rl.group import Group, Request, trajectories
 from k2rl.model import default_model
-from k2rl.rollout import EnvCrash, Request, finished_groups
-from k2rl.refresh import harvest, heldout_pairs, store_pairs, training_examples
+from k2rl.reward import add_length_rewards, component_means
+from k2rl.rollout import EnvCrash
 from k2rl.sampling import filter_pool, sample_requests
-from k2rl.schedules import decay
+from k2rl.schedules import temperature_at
+from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_examples
 from k2rl.store import RunStore, connect, start_redis
-from k2rl.workers import PlacementError, WorkerGroup, concat, gather, mean_metrics
+from k2rl.worker_group import PlacementError, WorkerDied, WorkerGroup
+
+# on_stored(step, workers): called once a step's rollouts are in Redis, before training on them.
+OnStored = Callable[[int, WorkerGroup], None]
 
 
 class RunError(RuntimeError):
     """A run failed in a way the user can act on; the message says how."""
 
 
-def eval_requests(cfg: Config) -> list[Request]:
-    """The fixed held-out prompts: the eval split of every task (never trained on)."""
-    n = cfg.eval.prompts_per_task
-    return [Request(t.id, cfg.eval.seed + i, t.budget, "eval", ti * n + i)
-            for ti, t in enumerate(cfg.tasks) for i in range(n)]
-
-
-def task_metrics(trajs: list[dict], prefix: str) -> dict[str, float]:
-    """Mean reward, accuracy, length and truncation rate per task and over all."""
-    by_task = defaultdict(list)
-    for t in trajs:
-        by_task[t["task"]].append(t)
-        by_task["all"].append(t)
-    out = {}
-    for task, ts in by_task.items():
-        out[f"{prefix}/{task}/reward"] = float(np.mean([t["reward"] for t in ts]))
-        out[f"{prefix}/{task}/accuracy"] = float(np.mean([t["correct"] for t in ts]))
-        out[f"{prefix}/{task}/length"] = float(np.mean([t["n_tokens"] for t in ts]))
-        out[f"{prefix}/{task}/truncated"] = float(np.mean([t["truncated"] for t in ts]))
-    return out
-
-
-def evaluate(worker: WorkerGroup, cfg: Config) -> dict[str, float]:
-    trajs = concat(gather(worker.rollout(eval_requests(cfg), 1, 0, 0.0)))
-    return {k: v for k, v in task_metrics(trajs, "heldout").items() if k.endswith("accuracy")}
-
-
-def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict:
+def train(cfg: Config, run_dir: Path, resume: bool = False,
+          on_stored: OnStored | None = None) -> dict:
     """Run (or resume) the RL loop; returns the summary that is also written to summary.json."""
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
@@ -76,151 +55,187 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict:
         state = store.state() if resume else {}
         if resume and not state.get("checkpoint"):
             raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
-        worker = start_worker(cfg, state)
-        store.set_state(worker_nodes=worker.nodes)
+        workers = start_workers(cfg, state)
+        store.set_state(worker_nodes=workers.nodes)
         try:
-            return loop(cfg, run_dir, store, worker, state)
+            with reported(run_dir, 0):
+                return loop(cfg, run_dir, store, workers, state, on_stored)
         finally:
-            worker.stop()
+            workers.stop()
 
 
-def loop(cfg: Config, run_dir: Path, store: RunStore, worker, state: dict) -> dict:
+def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, state: dict,
+         on_stored: OnStored | None = None) -> dict:
+    from critic.rubrics import load_rubrics
+
     first = state.get("last_step", 0) + 1
-    before = state.get("heldout_before") or evaluate(worker, cfg)
-    pool = prompt_pool(cfg, store, worker, state)
+    before = state.get("heldout_before") or evaluate(workers, cfg)
+    pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
         log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))})
-    rates = store.success_rates if cfg.rollout.prioritized else None
+    rubrics = load_rubrics() if cfg.critic.refresh else []
     logged = {m["step"] for m in store.metrics()}
+    after = None
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
                initial=first - 1, total=cfg.train.steps)
-    after = None
     for step in bar:
-        t0 = time.perf_counter()
-        timings = {}
-        if store.has_rollouts(step):  # a crashed run replays this step's stored rollouts
-            trajs = store.rollouts(step)
-        else:
-            trajs = new_rollouts(cfg, store, worker, step, pool, rates, run_dir, timings)
-        _maybe_inject_failure(step, worker)
-        t1 = time.perf_counter()
-        rng = np.random.default_rng([cfg.train.seed, step])
-        examples = (training_examples(store, cfg.critic.pairs_per_step, rng)
-                    if cfg.critic.refresh else None)
-        metrics = {}
-        if trajs:  # partial rollouts: a step may finish no whole group yet
-            metrics = mean_metrics(call(worker.train(trajs, cfg.rollout.k, step, examples),
-                                        step, run_dir))
-        t2 = time.perf_counter()
-        metrics |= mean_metrics(call(worker.sync(), step, run_dir))
-        t3 = time.perf_counter()
-        metrics |= task_metrics(trajs, "train") if trajs else {}
-        if cfg.rollout.partial_budget:
-            carry = store.carry()
-            metrics |= {"partial/paused": float(sum(t["paused"] for t in carry)),
-                        "partial/carried": float(len(carry)),
-                        "partial/resumed_trained": float(sum(t["segments"] > 1 for t in trajs))}
-        metrics |= {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
-        metrics |= timings | {"time/reward": sum(t.get("env_seconds", 0.0) for t in trajs),
-                              "time/rollout": t1 - t0 - timings.get("time/critic", 0.0),
-                              "time/train": t2 - t1, "time/sync": t3 - t2,
-                              "time/step": time.perf_counter() - t0}
-        if step % cfg.eval.every == 0 or step == cfg.train.steps:
-            after = evaluate(worker, cfg)
-            metrics |= after | critic_accuracy(worker, cfg, store)
+        record = StepRecord()
+        with reported(run_dir, step):
+            with record.timed("time/rollout"):
+                groups = (store.rollouts(step) if store.has_rollouts(step)  # replay after a crash
+                          else new_groups(cfg, store, workers, step, pool, record))
+            if on_stored:
+                on_stored(step, workers)
+            examples = critic_examples(cfg, store, step, rubrics)
+            with record.timed("time/train"):
+                if groups:  # partial rollouts: a step may finish no whole group yet
+                    record.add(workers.train(groups, step, examples))
+            with record.timed("time/sync"):
+                record.add(workers.sync())
+            record.add(step_metrics(cfg, store, step, groups))
+            if step % cfg.eval.every == 0 or step == cfg.train.steps:
+                after = evaluate(workers, cfg)
+                record.add(after | critic_accuracy(workers, cfg, store))
+        metrics = record.done()
         if step not in logged:
             log(run_dir, store, step, metrics)
         if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
-            checkpoint(worker, run_dir, store, step)
+            checkpoint(workers, run_dir, store, step)
         bar.set_postfix(reward=f"{metrics.get('train/all/reward', float('nan')):.2f}",
                         acc=f"{metrics.get('train/all/accuracy', float('nan')):.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
-    after = after or evaluate(worker, cfg)  # a resumed run that had nothing left to do
+    after = after or evaluate(workers, cfg)  # a resumed run that had nothing left to do
     return summarize(run_dir, store, before, after)
 
 
-def new_rollouts(cfg: Config, store: RunStore, worker, step: int, pool, rates,
-                 run_dir: Path, timings: dict) -> list[dict]:
-    """Sample the step's prompts, roll them out, and store what came back before training."""
+def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
+               pool: list[Request] | None, record: StepRecord) -> list[Group]:
+    """Sample the step's prompts, roll them out, judge and store them before training."""
+    rates = store.success_rates if cfg.rollout.prioritized else None
     requests = sample_requests(cfg, step, pool, rates)
-    for req in requests:
-        req.temperature = temperature_at(cfg, step, req.env_id)
     partial = cfg.rollout.partial_budget > 0
     carried = store.carry() if partial else []
-    paused = [t for t in carried if t["paused"]]
-    for t in paused:  # continued at the task's temperature of this step
-        t["resume"]["temperature"] = temperature_at(cfg, step, t["env_id"])
-    out = concat(call(worker.rollout(requests, cfg.rollout.k, step, cfg.rollout.temperature,
-                                     paused, partial), step, run_dir))
-    carry = None
-    trajs = out
-    if partial:  # only groups whose every member finished are scored and trained
-        trajs, carry = finished_groups([t for t in carried if not t["paused"]] + out,
-                                       cfg.rollout.k)
-    if any(t["judged"] for t in trajs):  # critic-rewarded tasks: the policy judges its groups
-        t0 = time.perf_counter()
-        trajs = concat(call(worker.judge(trajs, cfg.rollout.k), step, run_dir))
-        timings["time/critic"] = time.perf_counter() - t0
-    store.add_rollouts(step, trajs, carry)
-    store.record_outcomes([f"{t['env_id']}|{t['prompt_id']}" for t in trajs],
-                          [float(t["correct"]) for t in trajs])
+    for g in carried:  # paused members go on at their task's temperature of this step
+        g.request.temperature = temperature_at(cfg, step, g.request.env_id)
+    groups = workers.rollout(requests, step, carried, partial)
+    carry = [g for g in groups if g.paused] if partial else None
+    groups = [g for g in groups if not g.paused]  # a group is scored only once all of it is done
+    if any(g.judged for g in groups):  # critic-rewarded tasks: the policy judges its groups
+        with record.timed("time/critic"):
+            groups = workers.judge(groups)
+    if cfg.train.length_reward_weight > 0 and step > cfg.train.length_reward_warmup:
+        add_length_rewards(groups, cfg.train.length_reward_weight)
+    store.add_rollouts(step, groups, carry)
+    trajs = trajectories(groups)
+    store.record_outcomes([f"{t.env_id}|{t.prompt_id}" for t in trajs],
+                          [float(t.correct) for t in trajs])
     if cfg.critic.refresh:
-        store_pairs(store, harvest(trajs, cfg.rollout.k))
-    return trajs
+        store_pairs(store, harvest(groups))
+    return groups
 
 
-def temperature_at(cfg: Config, step: int, env_id: str | None = None) -> float:
-    """The sampling temperature of a task at a step: the global schedule or its per-task ends."""
-    r = cfg.rollout
-    task = next((t for t in cfg.tasks if t.id == env_id), None)
-    start = task.temperature if task and task.temperature is not None else r.temperature
-    end = task.temperature_end if task and task.temperature_end is not None else r.temperature_end
-    if end is None:
-        return start
-    return decay(step, start, end, r.temperature_steps or cfg.train.steps, r.temperature_shape)
+def critic_examples(cfg: Config, store: RunStore, step: int, rubrics) -> list[dict] | None:
+    """This step's judge training examples from the stored train pairs (None: refresh off)."""
+    if not cfg.critic.refresh:
+        return None
+    rng = np.random.default_rng([cfg.train.seed, step])
+    return training_examples(store, cfg.critic.pairs_per_step, rng, rubrics)
 
 
-def prompt_pool(cfg: Config, store: RunStore, worker, state: dict) -> list[Request] | None:
+class StepRecord:
+    """The metrics of one step: `add` merges a dict, `timed(name)` adds the seconds of a block
+    (time/rollout excludes time/critic, which runs inside it), `done` adds time/step."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+        self.metrics: dict[str, float] = {}
+
+    def add(self, metrics: dict[str, float]) -> None:
+        self.metrics |= metrics
+
+    @contextmanager
+    def timed(self, name: str):
+        start = time.perf_counter()
+        yield
+        self.metrics[name] = self.metrics.get(name, 0.0) + time.perf_counter() - start
+
+    def done(self) -> dict[str, float]:
+        if "time/critic" in self.metrics:
+            self.metrics["time/rollout"] -= self.metrics["time/critic"]
+        return self.metrics | {"time/step": time.perf_counter() - self.start}
+
+
+def step_metrics(cfg: Config, store: RunStore, step: int, groups: list[Group]) -> dict:
+    """Per-task figures of the trained groups, reward components, partial rollouts, schedules."""
+    trajs = trajectories(groups)
+    out = task_metrics(groups, "train") if groups else {}
+    out |= {f"train/{k}": v for k, v in component_means(groups).items()}
+    out["time/reward"] = sum(t.env_seconds for t in trajs)
+    if cfg.rollout.partial_budget:
+        carry = trajectories(store.carry())
+        out |= {"partial/paused": float(sum(t.paused for t in carry)),
+                "partial/carried": float(len(carry)),
+                "partial/resumed_trained": float(sum(t.segments > 1 for t in trajs))}
+    return out | {f"temperature/{t.id}": temperature_at(cfg, step, t.id) for t in cfg.tasks}
+
+
+def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
+    """Mean reward, accuracy, length and truncation rate per task and over all."""
+    by_task = defaultdict(list)
+    for t in trajectories(groups):
+        by_task[t.task].append(t)
+        by_task["all"].append(t)
+    out = {}
+    for task, ts in by_task.items():
+        out[f"{prefix}/{task}/reward"] = float(np.mean([t.reward for t in ts]))
+        out[f"{prefix}/{task}/accuracy"] = float(np.mean([t.correct for t in ts]))
+        out[f"{prefix}/{task}/length"] = float(np.mean([t.n_tokens for t in ts]))
+        out[f"{prefix}/{task}/truncated"] = float(np.mean([t.truncated for t in ts]))
+    return out
+
+
+def eval_requests(cfg: Config) -> list[Request]:
+    """The fixed held-out prompts: the eval split of every task (never trained on), greedy."""
+    n = cfg.eval.prompts_per_task
+    return [Request(t.id, cfg.eval.seed + i, t.budget, "eval", ti * n + i, temperature=0.0)
+            for ti, t in enumerate(cfg.tasks) for i in range(n)]
+
+
+def evaluate(workers: WorkerGroup, cfg: Config) -> dict[str, float]:
+    groups = workers.rollout(eval_requests(cfg), 0)
+    return {k: v for k, v in task_metrics(groups, "heldout").items() if k.endswith("accuracy")}
+
+
+def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[str, float]:
+    """The policy as judge on the run's held-out pairs (none yet: nothing to report)."""
+    pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
+    return workers.critic_eval(pairs) if pairs else {}
+
+
+def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: dict
+                ) -> list[Request] | None:
     """The pass@k-filtered prompt pool (None: draw from the whole mix); kept in the run state."""
     if cfg.rollout.passk_filter <= 0:
         return None
     if state.get("pool"):
         return [Request(**r) for r in state["pool"]]
-    pool, _ = filter_pool(cfg, lambda reqs, k, temp: concat(gather(worker.rollout(reqs, k, 0, temp))))
+    pool, _ = filter_pool(cfg, lambda requests: workers.rollout(requests, 0))
     store.set_state(pool=[r.__dict__ for r in pool])
     return pool
 
 
-def critic_accuracy(worker, cfg: Config, store: RunStore) -> dict[str, float]:
-    """The policy as judge on the run's held-out pairs (none yet: nothing to report)."""
-    pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
-    return gather(worker.critic_eval(pairs))[0] if pairs else {}
-
-
-def call(refs: list, step: int, run_dir: Path) -> list:
-    """The workers' results, with a clear error when an environment crashes or a worker dies."""
-    import ray
-
+@contextmanager
+def reported(run_dir: Path, step: int):
+    """An environment's crash or a worker's death as one sentence that says how to go on."""
     try:
-        return gather(refs)
-    except ray.exceptions.RayTaskError as e:
-        if isinstance(getattr(e, "cause", None), EnvCrash):
-            raise RunError(f"{e.cause} at step {step}; nothing from this step was stored: fix the "
-                           f"environment and resume with `k2rl train --resume {run_dir}`") from None
-        raise
-    except ray.exceptions.RayActorError as e:
-        raise RunError(f"a hybrid worker died at step {step} ({type(e).__name__}); resume with "
+        yield
+    except EnvCrash as e:
+        raise RunError(f"{e} at step {step}; nothing from this step was stored: fix the "
+                       f"environment and resume with `k2rl train --resume {run_dir}`") from None
+    except WorkerDied as e:
+        raise RunError(f"a hybrid worker died at step {step} ({e}); resume with "
                        f"`k2rl train --resume {run_dir}`") from None
-
-
-def _maybe_inject_failure(step: int, worker: WorkerGroup) -> None:
-    """Fault injection for the resume tests, after step N's rollouts are stored:
-    K2RL_FAIL_AT_STEP=N crashes the driver; K2RL_KILL_WORKER_AT_STEP=N kills the last worker."""
-    if os.environ.get("K2RL_FAIL_AT_STEP") == str(step):
-        raise RunError(f"injected failure at step {step} (K2RL_FAIL_AT_STEP)")
-    if os.environ.get("K2RL_KILL_WORKER_AT_STEP") == str(step):
-        worker.kill(worker.size - 1)
 
 
 def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
@@ -229,10 +244,9 @@ def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
     store.add_metrics(step, metrics)
 
 
-def checkpoint(worker, run_dir: Path, store: RunStore, step: int) -> None:
+def checkpoint(workers: WorkerGroup, run_dir: Path, store: RunStore, step: int) -> None:
     """Save policy and optimizer; the run state in Redis points at the newest checkpoint."""
-    path = gather(worker.save(str(run_dir / "checkpoints" / f"step-{step:05d}"),
-                              {"step": step}))[0]
+    path = workers.save(str(run_dir / "checkpoints" / f"step-{step:05d}"), {"step": step})
     old = store.state().get("checkpoint")
     store.set_state(last_step=step, checkpoint=path)
     (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
@@ -249,7 +263,7 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
     return summary
 
 
-def start_worker(cfg: Config, state: dict) -> WorkerGroup:
+def start_workers(cfg: Config, state: dict) -> WorkerGroup:
     """The hybrid workers, from the newest checkpoint if resuming, else the starting model."""
     ckpt = state.get("checkpoint")
     model_dir = ckpt or str(default_model(cfg.model, progress=cfg.log.progress))

@@ -33,18 +33,3 @@ def kimi_loss(logp: torch.Tensor, logp_old: torch.Tensor, rewards: torch.Tensor,
         raise ValueError(f"{logp.shape[0]} samples do not split into groups of {k}")
     advantages = rewards - group_baseline(rewards, k)  # (N,)
     return ((advantages - tau * (logp - logp_old)) ** 2).mean()
-
-
-def length_reward(lengths: torch.Tensor, correct: torch.Tensor, k: int) -> torch.Tensor:
-    """k1.5's group-relative length reward λ (K2_RL_METHOD section 2), shape (N,).
-
-    λ_i = 0.5 − (len_i − min_len) / (max_len − min_len) within each group (0 when all lengths are
-    equal); correct answers get λ_i, wrong ones min(0, λ_i), so a wrong answer is never paid
-    for being short.
-    """
-    L = lengths.float().view(-1, k)  # (G, K)
-    lo, hi = L.min(-1, keepdim=True).values, L.max(-1, keepdim=True).values
-    span = (hi - lo).clamp(min=1e-9)
-    lam = torch.where(hi > lo, 0.5 - (L - lo) / span, torch.zeros_like(L))
-    lam = torch.where(correct.view(-1, k) > 0, lam, lam.clamp(max=0.0))
-    return lam.flatten()

@@ -20,7 +20,7 @@ import torch
 from k2rl.config import ModelConfig
 
 RECIPE_VERSION = 5  # bump when the build below changes meaning
-# <|critic|> opens the judge's verdict (k2rl.chat.judge_prompt_ids), never a policy reply.
+# <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]

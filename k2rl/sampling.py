@@ -12,11 +12,14 @@
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import gymnasium
 import numpy as np
 
 from k2rl.config import Config, ConfigError
-from k2rl.rollout import Request
+from k2rl.group import Group, Request
+from k2rl.schedules import temperature_at
 
 UNSEEN_RATE = 0.5
 FLOOR = 0.05  # keeps solved prompts reachable, so their rate can fall again
@@ -38,7 +41,8 @@ def prompt_key(req: Request) -> str:
 
 def sample_requests(cfg: Config, step: int, pool: list[Request] | None = None,
                     success_rates=None) -> list[Request]:
-    """The step's B prompts. `success_rates(keys) -> list[float | None]` enables prioritizing."""
+    """The step's B prompts, each to be sampled `rollout.k` times at its task's temperature of
+    this step. `success_rates(keys) -> list[float | None]` enables prioritizing."""
     rng = np.random.default_rng([cfg.train.seed, step])
     b = cfg.rollout.prompts_per_step
     n = 4 * b if cfg.rollout.prioritized else b
@@ -48,7 +52,8 @@ def sample_requests(cfg: Config, step: int, pool: list[Request] | None = None,
         cands = mix_requests(cfg, rng, n)
     if cfg.rollout.prioritized and success_rates is not None:
         cands = prioritized(cands, success_rates([prompt_key(r) for r in cands]), b, rng)
-    return [Request(r.env_id, r.seed, r.budget, "train", i) for i, r in enumerate(cands[:b])]
+    return [Request(r.env_id, r.seed, r.budget, "train", i, temperature_at(cfg, step, r.env_id),
+                    cfg.rollout.k) for i, r in enumerate(cands[:b])]
 
 
 def prioritized(cands: list[Request], rates: list[float | None], b: int,
@@ -59,18 +64,18 @@ def prioritized(cands: list[Request], rates: list[float | None], b: int,
     return [cands[i] for i in keep]
 
 
-def moderate(trajs: list[dict], k: int) -> list[bool]:
-    """Per group of k: solved sometimes but not always (the pass@k filter's keep rule)."""
-    solved = [sum(t["correct"] for t in trajs[g:g + k]) for g in range(0, len(trajs), k)]
-    return [0 < s < k for s in solved]
+def moderate(groups: list[Group]) -> list[bool]:
+    """Per group: solved sometimes but not always (the pass@k filter's keep rule)."""
+    solved = [sum(t.correct for t in g) for g in groups]
+    return [0 < s < len(g) for s, g in zip(solved, groups)]
 
 
 def filter_pool(cfg: Config, rollout) -> tuple[list[Request], dict]:
-    """Run the pass@k filter with `rollout(requests, k, temperature)`; returns (pool, stats)."""
+    """Run the pass@k filter with `rollout(requests) -> groups`; returns (pool, stats)."""
     rng = np.random.default_rng([cfg.train.seed, 10**6])
     cands = mix_requests(cfg, rng, cfg.rollout.filter_pool)
     k = cfg.rollout.passk_filter
-    keep = moderate(rollout(cands, k, 1.0), k)
+    keep = moderate(rollout([replace(c, k=k, temperature=1.0) for c in cands]))
     pool = [c for c, ok in zip(cands, keep) if ok]
     stats = {"filter/candidates": len(cands), "filter/kept": len(pool)}
     if not pool:

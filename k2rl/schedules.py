@@ -27,3 +27,15 @@ def decay(step: int, start: float, end: float, steps: int, shape: str) -> float:
     if shape == "exponential":
         return start * (end / start) ** frac
     raise ValueError(f"unknown schedule shape {shape!r}; choose from {SHAPES}")
+
+
+def temperature_at(cfg, step: int, env_id: str | None = None) -> float:
+    """The sampling temperature of a task at a step: the global schedule (`rollout.*`) or the
+    task's own ends (`tasks[].temperature`, `tasks[].temperature_end`)."""
+    r = cfg.rollout
+    task = next((t for t in cfg.tasks if t.id == env_id), None)
+    start = task.temperature if task and task.temperature is not None else r.temperature
+    end = task.temperature_end if task and task.temperature_end is not None else r.temperature_end
+    if end is None:
+        return start
+    return decay(step, start, end, r.temperature_steps or cfg.train.steps, r.temperature_shape)

@@ -3,8 +3,8 @@
 Each demonstration is one episode played by the environment's scripted expert
 (`TextEnv.expert_action`), laid out with k2rl.chat, with the loss on the assistant's tokens only.
 The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
-so the warm-started policy is sometimes right: RL must find that the tool pays. The same
-`token_nll` serves the PTX loss.
+so the warm-started policy is sometimes right: RL must find that the tool pays. With
+`model.critic_demo_rate`, some sequences are critic examples (k2rl.self_critique).
 """
 from __future__ import annotations
 
@@ -13,38 +13,19 @@ import math
 import gymnasium
 import numpy as np
 import torch
-import torch.nn.functional as F
 from tqdm import tqdm
 
 import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.chat import observation_ids, prompt_ids, text_ids
 from k2rl.config import ModelConfig
+from k2rl.logprobs import collate, token_logp
+
+SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
+
 
 def make_demo_envs(cfg: ModelConfig) -> list:
     kwargs = {"k2rl/Calculator-v0": {"tool_rate": cfg.tool_rate}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
-
-
-def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
-                         rubrics: list) -> tuple[list[int], list[int]]:
-    """(ids, mask) of one critic example for the warm-start (K2 bootstraps its critic on
-    preference data in SFT): a k2rl/Chat-v0 prompt (train split), its plain answer and a
-    flattering, self-vouching or off-topic one in a random order, and the verdict.
-
-    Only open-ended chat pairs: the verifiable tasks' pairs are left to the closed-loop refresh
-    during RL, so the judge has not seen any before it (measured with configs/critic.yaml: 60%
-    on a run's held-out verifiable pairs at the start, with a strong bias to the first answer).
-    """
-    from critic.judge import VERDICTS, judge_text
-    from critic.rubrics import rubrics_for
-    from k2rl.chat import judge_example_ids
-
-    obs, _ = env.reset(seed=seed, options={"split": "train"})
-    chosen, rejected = env.preference_pair(rng)
-    first = int(rng.integers(2))  # 0: chosen shown as A
-    a, b = (chosen, rejected) if first == 0 else (rejected, chosen)
-    text = judge_text(obs, a, b, rubrics_for(env.task, rubrics))
-    return judge_example_ids(tokenizer, text, VERDICTS[first])
 
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
@@ -63,60 +44,6 @@ def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[
             ids += tail
             mask += [0] * len(tail)
     return ids, mask
-
-
-def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
-            device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
-    """Right-pad (ids, mask) pairs into tensors of shape (B, T) on `device`."""
-    T = max(len(ids) for ids, _ in seqs)
-    input_ids = torch.full((len(seqs), T), pad_id, dtype=torch.long)
-    loss_mask = torch.zeros((len(seqs), T), dtype=torch.float32)
-    attention = torch.zeros((len(seqs), T), dtype=torch.long)
-    for i, (ids, mask) in enumerate(seqs):
-        input_ids[i, : len(ids)] = torch.tensor(ids)
-        loss_mask[i, : len(ids)] = torch.tensor(mask, dtype=torch.float32)
-        attention[i, : len(ids)] = 1
-    batch = {"input_ids": input_ids, "loss_mask": loss_mask, "attention_mask": attention}
-    return {name: t.to(device) for name, t in batch.items()}
-
-
-SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
-
-
-def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-    """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0."""
-    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]  # (B, T-1, V)
-    logp = torch.log_softmax(logits.float(), dim=-1)
-    picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
-    return F.pad(picked, (1, 0))
-
-
-def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                      chunk: int = 64) -> torch.Tensor:
-    """`token_logp` computed in chunks of similar length, each cut to its own longest row.
-
-    The same values (and gradients) as one padded forward, for right-padded rows, without
-    running a batch of mixed tasks at the length of its longest episode.
-    """
-    T = input_ids.shape[1]
-    lengths = attention_mask.sum(-1)
-    order = torch.argsort(lengths)
-    parts = []
-    for i in range(0, len(order), chunk):
-        rows = order[i:i + chunk]
-        L = max(2, int(lengths[rows].max()))
-        logp = token_logp(model, input_ids[rows, :L], attention_mask[rows, :L])
-        parts.append(F.pad(logp, (0, T - L)))
-    inverse = torch.empty_like(order)
-    inverse[order] = torch.arange(len(order), device=order.device)
-    return torch.cat(parts)[inverse]
-
-
-def token_nll(model, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Mean negative log-likelihood over the masked (assistant) tokens."""
-    logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
-    mask = batch["loss_mask"]
-    return -(logp * mask).sum() / mask.sum().clamp(min=1)
 
 
 def bucketed_nll_backward(model, seqs: list, pad_id: int, chunk: int = SFT_CHUNK) -> float:
@@ -144,6 +71,7 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     chat, rubrics = None, []
     if cfg.critic_demo_rate > 0:
         from critic.rubrics import load_rubrics
+        from k2rl.self_critique import critic_demonstration
 
         chat, rubrics = gymnasium.make("k2rl/Chat-v0").unwrapped, load_rubrics()
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))

@@ -6,7 +6,8 @@ or a restart resumes from what was written instead of from scratch.
 
 `start_redis` runs a private `redis-server` with append-only persistence in
 the run directory; `connect` reaches an existing one; `RunStore` puts all keys
-of one run under the prefix ``k2rl:{run_id}:``. Every value is JSON.
+of one run under the prefix ``k2rl:{run_id}:``. Every value is JSON; this is the one
+place where groups and trajectories (k2rl.group) become dicts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import redis
+
+from k2rl.group import Group
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
@@ -204,17 +207,18 @@ class RunStore:
     def key(self, name: str) -> str:
         return self.prefix + name
 
-    # -- rollouts
+    # -- rollouts (groups; dicts only here, at the Redis edge)
 
-    def add_rollouts(self, step: int, trajectories: list[dict], carry: list[dict] | None = None
+    def add_rollouts(self, step: int, groups: list[Group], carry: list[Group] | None = None
                      ) -> int:
-        """Write all trajectories of `step` in one transaction; 0 if the step was already written.
+        """Write the finished groups of `step` in one transaction; returns the number of
+        trajectories written, 0 if the step was already written.
 
-        The trajectory dicts must each carry a "traj_id". Returns the number written. `carry`
-        (partial rollouts: paused trajectories and the finished members of their groups) replaces
-        the carried set in the same transaction, so a crash never loses or duplicates one.
+        `carry` (partial rollouts: groups with paused members) replaces the carried set in the
+        same transaction, so a crash never loses or duplicates a trajectory.
         """
-        entries = [_rollout_entry(step, traj) for traj in trajectories]
+        entries = [_rollout_entry(step, group) for group in groups]
+        count = sum(len(g) for g in groups)
         stream, steps = self.key("rollouts"), self.key("rollout_steps")
 
         def write(pipe: redis.client.Pipeline) -> int:
@@ -225,33 +229,34 @@ class RunStore:
             pipe.multi()
             for entry in entries:
                 pipe.xadd(stream, entry)
-            pipe.hset(steps, str(step), len(entries))
+            pipe.hset(steps, str(step), count)
             if carry is not None:
-                pipe.set(self.key("carry"), json.dumps(carry))
-            return len(entries)
+                pipe.set(self.key("carry"), json.dumps([g.to_dict() for g in carry]))
+            return count
 
         return self.client.transaction(write, steps, value_from_callable=True)
 
-    def rollouts(self, step: int | None = None) -> list[dict]:
-        """Trajectories in write order: all of them, or those of one step."""
+    def rollouts(self, step: int | None = None) -> list[Group]:
+        """Groups in write order: all of them, or those of one step."""
         wanted = None if step is None else str(step)
         return [
-            json.loads(fields["data"])
+            Group.from_dict(json.loads(fields["data"]))
             for fields in self._read_stream("rollouts")
             if wanted is None or fields["step"] == wanted
         ]
 
     def has_rollouts(self, step: int) -> bool:
-        """Whether `step` was written (possibly with no trajectories)."""
+        """Whether `step` was written (possibly with no groups)."""
         return bool(self.client.hexists(self.key("rollout_steps"), str(step)))
 
-    def carry(self) -> list[dict]:
-        """Trajectories carried to the next step by partial rollouts (paused or waiting)."""
+    def carry(self) -> list[Group]:
+        """Groups carried to the next step by partial rollouts (some member still paused)."""
         raw = self.client.get(self.key("carry"))
-        return json.loads(raw) if raw else []
+        return [Group.from_dict(g) for g in json.loads(raw)] if raw else []
 
     def rollout_count(self) -> int:
-        return int(self.client.xlen(self.key("rollouts")))
+        """Trajectories written, over all steps."""
+        return int(sum(float(n) for n in self.client.hvals(self.key("rollout_steps"))))
 
     # -- metrics
 
@@ -339,7 +344,7 @@ class RunStore:
             start = "(" + page[-1][0]  # exclusive: continue after the last id seen
 
 
-def _rollout_entry(step: int, trajectory: dict) -> dict[str, Any]:
-    if "traj_id" not in trajectory:
-        raise ValueError(f"trajectory of step {step} has no 'traj_id'")
-    return {"step": step, "traj_id": str(trajectory["traj_id"]), "data": json.dumps(trajectory)}
+def _rollout_entry(step: int, group: Group) -> dict[str, Any]:
+    if not isinstance(group, Group):
+        raise ValueError(f"rollouts of step {step} must be Groups, not {type(group).__name__}")
+    return {"step": step, "group_id": group.id, "data": json.dumps(group.to_dict())}

@@ -11,9 +11,10 @@ import torch
 
 from k2rl import distributed as dist
 from k2rl.config import TrainConfig
-from k2rl.loss import kimi_loss, length_reward, sequence_logp
+from k2rl.group import Group, group_size, trajectories
+from k2rl.logprobs import collate, token_logp_sorted, token_nll
+from k2rl.loss import kimi_loss, sequence_logp
 from k2rl.schedules import decay
-from k2rl.sft import collate, token_logp_sorted, token_nll
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
@@ -52,10 +53,12 @@ def lr_at(step: int, cfg: TrainConfig, total: int) -> float:
                  cfg.lr_decay)
 
 
-def batch_of(trajs: list[dict], pad_id: int, device: torch.device | str = "cpu"
+def batch_of(groups: list[Group], pad_id: int, device: torch.device | str = "cpu"
              ) -> dict[str, torch.Tensor]:
-    batch = collate([(t["ids"], t["mask"]) for t in trajs], pad_id, device)
-    batch["rewards"] = torch.tensor([t["reward"] for t in trajs], dtype=torch.float32,
+    """The groups' trajectories as one right-padded batch (N, T), with their rewards (N,)."""
+    trajs = trajectories(groups)
+    batch = collate([(t.ids, t.mask) for t in trajs], pad_id, device)
+    batch["rewards"] = torch.tensor([t.reward for t in trajs], dtype=torch.float32,
                                     device=device)
     return batch
 
@@ -67,27 +70,16 @@ def old_logp(model, batch: dict, norm: str) -> tuple[torch.Tensor, torch.Tensor]
     return sequence_logp(tok, batch["loss_mask"], norm), tok
 
 
-def engine_gap(tok_logp: torch.Tensor, trajs: list[dict], mask: torch.Tensor) -> float:
+def engine_gap(tok_logp: torch.Tensor, groups: list[Group], mask: torch.Tensor) -> float:
     """Mean |trainer − engine| log-prob over the model's tokens."""
     gaps = []
-    for i, t in enumerate(trajs):
+    for i, t in enumerate(trajectories(groups)):
         trainer = tok_logp[i][mask[i] > 0].float().cpu()
-        engine = torch.tensor(t["logp_engine"][: len(trainer)])
-        fresh = t.get("stale", 0)  # earlier segments of a partial rollout: an older policy
+        engine = torch.tensor(t.logp_engine[: len(trainer)])
+        fresh = t.stale  # earlier segments of a partial rollout: an older policy
         gaps.append((trainer[fresh: len(engine)] - engine[fresh:]).abs())
     gaps = torch.cat(gaps)
     return gaps.mean().item() if len(gaps) else 0.0
-
-
-def shape_rewards(batch: dict, trajs: list[dict], k: int, cfg: TrainConfig, step: int) -> dict:
-    """Add the length reward to the task reward once its warm-up is over; returns metrics."""
-    if cfg.length_reward_weight <= 0 or step <= cfg.length_reward_warmup:
-        return {}
-    lengths = torch.tensor([t["n_tokens"] for t in trajs])
-    correct = torch.tensor([float(t["correct"]) for t in trajs])
-    lam = length_reward(lengths, correct, k)
-    batch["rewards"] = batch["rewards"] + cfg.length_reward_weight * lam.to(batch["rewards"].device)
-    return {"length_reward": lam.mean().item()}
 
 
 def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
@@ -105,27 +97,26 @@ def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
     return out
 
 
-def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_id: int,
-           step: int = 1, aux: dict | None = None, rng=None) -> dict:
-    """One RL step's optimizer steps on `trajs` (groups of k consecutive samples).
+def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int,
+           aux: dict | None = None, rng=None) -> dict:
+    """One RL step's optimizer steps on `groups`.
 
-    Data-parallel when torch.distributed is initialised (k2rl.distributed): `trajs` is then
-    this worker's share of whole groups (possibly none). Each of the `minibatches` slices of
-    every worker forms one global minibatch; a worker's loss is scaled by its share of it and
-    gradients are summed, so all copies take the step one worker would take on the whole batch.
+    Data-parallel when torch.distributed is initialised (k2rl.distributed): `groups` is then
+    this worker's share (possibly none). Each of the `minibatches` slices of every worker forms
+    one global minibatch; a worker's loss is scaled by its share of it and gradients are summed,
+    so all copies take the step one worker would take on the whole batch.
     """
     world = dist.world_size()
     params = [p for p in model.parameters() if p.requires_grad]
-    groups = len(trajs) // k
-    bounds = [round(m * groups / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
+    k = group_size(groups)
+    bounds = [round(m * len(groups) / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     totals = dist.all_sum([sl.stop - sl.start for sl in slices])  # global samples per minibatch
-    extra, gap = {}, 0.0
-    if trajs:
-        batch = batch_of(trajs, pad_id, model.device)
-        extra = shape_rewards(batch, trajs, k, cfg, step)
+    gap = 0.0
+    if groups:
+        batch = batch_of(groups, pad_id, model.device)
         logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
-        gap = engine_gap(tok_old, trajs, batch["loss_mask"])
+        gap = engine_gap(tok_old, groups, batch["loss_mask"])
     losses, norms, aux_losses = [], [], {}
     model.train()
     for _ in range(cfg.inner_steps):
@@ -146,8 +137,7 @@ def update(model, optimizers, trajs: list[dict], k: int, cfg: TrainConfig, pad_i
             losses.append(loss.item())
     model.eval()
     losses = dist.all_sum(losses)  # the global minibatch losses
-    for name, values in aux_losses.items():
-        extra[f"{name}_loss"] = sum(values) / len(values)
+    extra = {f"{name}_loss": sum(v) / len(v) for name, v in aux_losses.items()}
     return {"loss": sum(losses) / len(losses), "loss_first": losses[0], "loss_last": losses[-1],
             "grad_norm": sum(norms) / len(norms), "logp_gap": gap, **extra}
 

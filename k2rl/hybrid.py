@@ -1,0 +1,163 @@
+"""The hybrid worker: a vLLM engine and the trainable policy with its optimizer, in one process.
+
+The controller runs it as a Ray actor inside a k2rl.worker_group.WorkerGroup, which offers the
+same methods (`WORKER_API`) with the same signatures over N of them; tests may build one
+directly. Engine and trainer hold the same weights: after each update `sync` pushes the
+trainer's parameters into the engine in place. Every setting comes from the run's config; the
+arguments are the step's data.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from k2rl import distributed, engine
+from k2rl.colocate import Colocation
+from k2rl.config import Config
+from k2rl.group import Group, Request
+from k2rl.model import param_count
+from k2rl.ptx import load_ptx, write_curated
+from k2rl.registry import load_envs
+from k2rl.rollout import rollout
+from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
+
+# The methods a HybridWorker and a WorkerGroup share, with the same signatures.
+WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count")
+
+
+class HybridWorker:
+    def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None,
+                 rank: int = 0, world: int = 1):
+        engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
+        load_envs(cfg)  # this process makes its own environments
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from critic.rubrics import load_rubrics
+
+        torch.set_num_threads(cfg.rollout.threads)
+        torch.manual_seed(cfg.train.seed)
+        self.cfg = cfg
+        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        device, dtype = cfg.ray.device, cfg.model.dtype
+        self.model = AutoModelForCausalLM.from_pretrained(
+            model_dir, dtype=getattr(torch, dtype)).to(device).eval()
+        self.rank, self.world = rank, world
+        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
+                                       dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
+                                       gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
+        self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
+        self.optimizers = make_optimizer(self.model, cfg.train)
+        self.critic_opt = (torch.optim.AdamW(self.model.parameters(), lr=cfg.critic.lr)
+                           if cfg.critic.lr else None)
+        self.ptx = self._load_ptx(cfg)
+        self.rubrics = load_rubrics()
+        self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
+        if optimizer_state:
+            states = torch.load(optimizer_state)
+            for opt, state in zip(self.optimizers + [self.critic_opt], states):
+                if opt is not None:
+                    opt.load_state_dict(state)
+
+    def _load_ptx(self, cfg: Config) -> list | None:
+        if cfg.train.ptx_beta <= 0:
+            return None
+        path = cfg.train.ptx_data or write_curated(Path(tempfile.mkdtemp()) / "curated.jsonl")
+        return load_ptx(path, self.tokenizer)
+
+    # ---- data-parallel set-up (WorkerGroup.start)
+
+    def address(self) -> str:
+        """Where rank 0 listens for the other workers (torch.distributed init)."""
+        return distributed.free_address()
+
+    def join(self, address: str) -> int:
+        """Join the data-parallel group; returns this worker's rank."""
+        distributed.init(address, self.rank, self.world, self.cfg.ray.device)
+        return distributed.rank()
+
+    # ---- WORKER_API
+
+    def rollout(self, requests: list[Request], step: int, carried: list[Group] = (),
+                partial: bool = False) -> list[Group]:
+        """A group per request (each at its own temperature, 0 greedy), after the `carried`
+        groups' paused members have gone on. With `partial`, episodes pause at
+        `rollout.partial_budget` tokens (k1.5 partial rollouts)."""
+        r = self.cfg.rollout
+
+        def generate(prompts, max_tokens, temperatures):
+            return engine.generate(self.llm, prompts, max_tokens, temperatures, r.top_p)
+
+        return rollout(requests, self.tokenizer, generate, step, r.truncation_penalty,
+                       r.max_model_len, r.partial_budget if partial else 0, carried)
+
+    def judge(self, groups: list[Group]) -> list[Group]:
+        """The critic-rewarded groups get their pairwise win rates (k2rl.self_critique)."""
+        from k2rl.self_critique import judge_groups, make_scorer
+
+        c = self.cfg.critic
+        judge_groups(groups, make_scorer(self.llm, self.tokenizer), self.rubrics, c.tie_margin,
+                     c.opponents)
+        return groups
+
+    def train(self, groups: list[Group], step: int, critic_examples: list[dict] | None = None
+              ) -> dict:
+        """One update: Kimi loss on `groups`, plus PTX and the critic's verdict loss if on.
+
+        With GPU sleep mode the engine sleeps from here until `sync` wakes it.
+        """
+        from k2rl.self_critique import judge_example_ids
+
+        colocation = self.colocation.before_train(self.optimizers)
+        t, c = self.cfg.train, self.cfg.critic
+        if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration
+            self.optimizers = make_optimizer(self.model, t)
+        lr = lr_at(step, t, t.steps)
+        set_lr(self.optimizers, lr)
+        judge = [judge_example_ids(self.tokenizer, e["prompt"], e["response"])
+                 for e in critic_examples or []]
+        aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
+        if not c.lr:  # the verdict NLL joins the policy loss
+            aux["critic"] = (judge, c.weight, len(judge))
+        metrics = update(self.model, self.optimizers, groups, t, self.tokenizer.pad_token_id,
+                         aux, self.rng)
+        if c.lr and critic_examples is not None:  # its own step at its own learning rate
+            metrics["critic_loss"] = critic_step(self.model, self.critic_opt, judge,
+                                                 self.tokenizer.pad_token_id, t.grad_clip)
+        return {**metrics, "lr": lr, **colocation}
+
+    def sync(self) -> dict:
+        """Push the trainer's weights into the engine (waking it first in GPU sleep mode)."""
+        return self.colocation.before_generate(self.optimizers,
+                                               lambda: engine.push_weights(self.llm, self.model))
+
+    def critic_eval(self, pairs: list[dict]) -> dict:
+        """The policy as judge on labelled pairs, scored from the engine's log-probs."""
+        from critic.evaluate import evaluate_scorer
+        from critic.pairs import Pair
+        from k2rl.self_critique import make_scorer
+
+        result = evaluate_scorer([Pair(**p) for p in pairs], self.rubrics,
+                                 make_scorer(self.llm, self.tokenizer), 0.0)
+        return {f"critic/{k}": v for k, v in result.items() if isinstance(v, float)}
+
+    def save(self, path: str, extra: dict | None = None) -> str:
+        """Policy, tokenizer and optimizer state as an HF folder, written atomically."""
+        out = Path(path)
+        tmp = out.with_name(out.name + ".tmp")
+        self.model.save_pretrained(tmp)
+        self.tokenizer.save_pretrained(tmp)
+        opts = self.optimizers + ([self.critic_opt] if self.critic_opt else [])
+        torch.save([opt.state_dict() for opt in opts], tmp / "optimizer.pt")
+        (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+        return str(out)
+
+    def param_count(self) -> int:
+        return param_count(self.model)

@@ -1,0 +1,102 @@
+"""Post-training controls as pure logic: length reward, PTX data, learning-rate schedule."""
+import json
+
+import pytest
+import torch
+
+from k2rl.config import ConfigError, TrainConfig
+from k2rl.reward import length_reward
+from k2rl.model import build_tokenizer
+from k2rl.ptx import load_ptx, read_ptx, write_curated
+from k2rl.trainer import lr_at
+
+
+def test_length_reward_worked_example():
+    # One group of 4: lengths 10, 20, 30, 10; correct, correct, wrong, wrong.
+    # λ = 0.5 − (len − 10) / (30 − 10) = 0.5, 0, −0.5, 0.5
+    # correct keep λ; wrong get min(0, λ): 0.5, 0.0, −0.5, 0.0
+    lam = length_reward(torch.tensor([10, 20, 30, 10]), torch.tensor([1.0, 1.0, 0.0, 0.0]), 4)
+    assert lam.tolist() == pytest.approx([0.5, 0.0, -0.5, 0.0])
+
+
+def test_length_reward_is_zero_when_lengths_are_equal_and_per_group():
+    lam = length_reward(torch.tensor([5, 5, 1, 3]), torch.tensor([1.0, 0.0, 1.0, 1.0]), 2)
+    assert lam.tolist() == pytest.approx([0.0, 0.0, 0.5, -0.5])
+
+
+def test_ptx_reads_both_formats_and_masks_assistant_tokens(tmp_path):
+    path = tmp_path / "cur.jsonl"
+    rows = [{"prompt": "1+1=", "response": "2"},
+            {"messages": [{"role": "user", "content": "3*4="}, {"role": "assistant", "content": "calc(3*4)"},
+                          {"role": "tool", "content": "12"}, {"role": "assistant", "content": "12"}]}]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n")
+    tok = build_tokenizer()
+    (ids, mask), (ids2, mask2) = load_ptx(path, tok)
+    assert tok.decode([i for i, m in zip(ids, mask) if m]) == "2<|eos|>"
+    assert tok.decode([i for i, m in zip(ids2, mask2) if m], skip_special_tokens=True) == "calc(3*4)12"
+
+
+@pytest.mark.parametrize("line, why", [
+    ("{not json", "not valid JSON"),
+    ('{"prompt": "x"}', "needs prompt and response"),
+    ('{"messages": [{"role": "user", "content": "hi"}]}', "at least one assistant turn"),
+    ('{"messages": [{"role": "bot", "content": "hi"}]}', "needs prompt and response"),
+])
+def test_malformed_ptx_line_names_file_and_line(tmp_path, line, why):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"prompt": "a", "response": "b"}\n' + line + "\n")
+    with pytest.raises(ConfigError, match=f"line 2 of .*bad.jsonl.*{why}"):
+        read_ptx(path)
+
+
+def test_empty_or_missing_ptx_file_is_an_error(tmp_path):
+    (tmp_path / "empty.jsonl").write_text("\n")
+    with pytest.raises(ConfigError, match="has no samples"):
+        read_ptx(tmp_path / "empty.jsonl")
+    with pytest.raises(ConfigError, match="does not exist"):
+        read_ptx(tmp_path / "none.jsonl")
+
+
+def test_curated_set_is_generated_from_experts(tmp_path):
+    rows = read_ptx(write_curated(tmp_path / "c.jsonl", n=20))
+    assert len(rows) == 20
+    tool_rows = [r for r in rows if "*" in r[0]["content"]]
+    assert tool_rows and all(r[1]["content"].startswith("calc(") for r in tool_rows)
+
+
+def test_learning_rate_warmup_and_decay():
+    cfg = TrainConfig(lr=1.0, warmup_steps=4, lr_decay="linear", lr_min_ratio=0.1)
+    assert [lr_at(s, cfg, 14) for s in (1, 2, 4)] == pytest.approx([0.25, 0.5, 1.0])
+    assert lr_at(5, cfg, 14) == pytest.approx(1.0) and lr_at(14, cfg, 14) == pytest.approx(0.1)
+    assert lr_at(9, TrainConfig(lr=2.0), 40) == 2.0
+
+
+@pytest.mark.parametrize("optimizer", ["muon", "adamw"])
+def test_a_short_run_decreases_the_kimi_loss(optimizer):
+    """8 optimizer steps on one batch (π_old fixed at the start) lower the policy loss, with
+    Muon on the matrices (and AdamW on the rest) as with plain AdamW."""
+    from transformers import Qwen2ForCausalLM
+
+    from k2rl.config import ModelConfig
+    from k2rl.model import build_config
+    from k2rl.group import Group, Request, Status, Trajectory
+    from k2rl.trainer import make_optimizer, update
+
+    torch.manual_seed(0)
+    tok = build_tokenizer()
+    mcfg = ModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128)
+    model = Qwen2ForCausalLM(build_config(mcfg, tok)).eval()
+    groups = []
+    for g, prompt in enumerate(["12+7=", "30-4=", "6*7=", "9+9="]):
+        p = tok.encode(prompt, add_special_tokens=False)
+        group = Group(Request("k2rl/Arithmetic-v0", g, k=4), 1)
+        for i, reply in enumerate(["19", "26", "42", "18"]):
+            r = tok.encode(reply, add_special_tokens=False) + [tok.eos_token_id]
+            group.trajectories.append(Trajectory(
+                f"1:{g}:{i}", "k2rl/Arithmetic-v0", "arithmetic", prompt, i, ids=p + r,
+                mask=[0] * len(p) + [1] * len(r), rewards={"task": float(i == g)},
+                n_tokens=len(r), correct=i == g, status=Status.DONE))
+        groups.append(group)
+    cfg = TrainConfig(optimizer=optimizer, lr=2e-3, inner_steps=8, grad_clip=0.0)
+    metrics = update(model, make_optimizer(model, cfg), groups, cfg, tok.pad_token_id)
+    assert metrics["loss_last"] < 0.9 * metrics["loss_first"]

@@ -1,0 +1,54 @@
+"""`k2rl critic eval`: table and JSON on a small file with known answers; bad input files."""
+import json
+
+import pytest
+
+from k2rl import cli, self_critique
+
+
+@pytest.fixture
+def pairs_file(tmp_path):
+    rows = [{"prompt": "2+2=", "chosen": "4", "rejected": "44", "task": "arithmetic"},
+            {"prompt": "3+3=", "chosen": "6", "rejected": "66", "task": "arithmetic"},
+            {"prompt": "9*9=", "chosen": "calc(9*9) | 81 | 81", "rejected": "8", "task": "tool_use"}]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    return path
+
+
+def shorter_answer_wins(model_dir):
+    """A judge that prefers the shorter first answer: right on arithmetic, wrong on tool use."""
+    def score(texts):
+        out = []
+        for t in texts:
+            a, b = t.split(" A: ")[1].split(" B: ")
+            b = b.removesuffix(" Better?")
+            out.append((0.0, -3.0) if len(a) < len(b) else (-3.0, 0.0))
+        return out
+    return score
+
+
+def test_eval_reports_known_accuracy(pairs_file, monkeypatch, capsys):
+    monkeypatch.setattr(self_critique, "standalone_scorer", shorter_answer_wins)
+    args = ["critic", "eval", "--model", str(pairs_file.parent / "model"), "--pairs", str(pairs_file)]
+    assert cli.main(args + ["--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["n"] == 3 and result["accuracy"] == pytest.approx(2 / 3)
+    assert result["by_task"]["arithmetic"]["accuracy"] == 1.0
+    assert result["by_task"]["tool_use"]["accuracy"] == 0.0
+    assert result["swap_consistency"] == 1.0 and result["tie_rate"] == 0.0
+    assert cli.main(args) == 0
+    assert "task=tool_use" in capsys.readouterr().out
+
+
+def test_bad_pairs_files_are_one_line_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": "a", "chosen": "b", "rejected": "c"}\n{"prompt": "a"\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    for path, why in ((bad, "line 2 of"), (empty, "has no pairs")):
+        assert cli.main(["critic", "eval", "--model", "m", "--pairs", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and err.count("\n") == 1

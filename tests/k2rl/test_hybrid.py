@@ -1,0 +1,219 @@
+"""The hybrid worker with a real in-process vLLM engine on the tiny model."""
+import pytest
+import torch
+
+from k2rl.config import load_config
+from k2rl.model import default_model
+from k2rl.group import Request, trajectories
+from k2rl.trainer import batch_of, engine_gap, old_logp
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def worker():
+    from k2rl.hybrid import HybridWorker
+
+    cfg = load_config("configs/tiny.yaml")
+    return HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
+
+
+def requests(n=8, k=1, temperature=1.0):
+    return ([Request("k2rl/Arithmetic-v0", s, group=s, temperature=temperature, k=k)
+             for s in range(n // 2)]
+            + [Request("k2rl/Calculator-v0", s, group=n // 2 + s, temperature=temperature, k=k)
+               for s in range(n // 2)])
+
+
+def informative(groups, every=2):
+    """Set task rewards so that every group has a spread (trajectory i gets i % every == 1)."""
+    for i, t in enumerate(trajectories(groups)):
+        t.rewards = {"task": float(i % every == 1)}
+    return groups
+
+
+# Test-only helpers: production workers carry none of these.
+
+def greedy_texts(worker, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
+    """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
+    from k2rl import engine
+
+    outs = engine.generate(worker.llm, prompts, [max_tokens] * len(prompts), [0.0] * len(prompts))
+    from_engine = [worker.tokenizer.decode(ids) for ids, _ in outs]
+    from_trainer = []
+    for p in prompts:
+        g = worker.model.generate(torch.tensor([p]), max_new_tokens=max_tokens, do_sample=False,
+                                  eos_token_id=worker.tokenizer.eos_token_id,
+                                  pad_token_id=worker.tokenizer.pad_token_id)
+        from_trainer.append(worker.tokenizer.decode(g[0, len(p):].tolist()))
+    return from_engine, from_trainer
+
+
+def perturb(worker, scale: float, seed: int) -> None:
+    """Add Gaussian noise to every trainer weight (the engine must follow after sync)."""
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in worker.model.parameters():
+            p.add_(torch.randn(p.shape, generator=gen) * scale * p.std())
+
+
+def ptx_nll(worker, n: int = 128) -> float:
+    """Mean NLL of the first n curated samples (how much PTX keeps them likely)."""
+    from k2rl.logprobs import collate, token_nll
+
+    with torch.no_grad():
+        return token_nll(worker.model, collate(worker.ptx[:n], worker.tokenizer.pad_token_id)).item()
+
+
+def trainer_engine_gap(worker) -> float:
+    groups = worker.rollout(requests(k=2), 1)
+    batch = batch_of(groups, worker.tokenizer.pad_token_id)
+    _, tok = old_logp(worker.model, batch, "sum")
+    return engine_gap(tok, groups, batch["loss_mask"])
+
+
+def test_engine_and_trainer_agree_and_sync_follows_a_perturbation(worker):
+    assert trainer_engine_gap(worker) < 1e-4
+    prompts = [t.ids[: t.mask.index(1)]
+               for t in trajectories(worker.rollout(requests(16, temperature=0.0), 0))]
+    before, _ = greedy_texts(worker, prompts, 10)
+    perturb(worker, 0.5, seed=1)
+    assert trainer_engine_gap(worker) > 1e-2  # the engine still has the old weights
+    sync = worker.sync()
+    assert sync["sync_bytes"] == 4 * worker.param_count() and sync["sync_seconds"] > 0
+    assert trainer_engine_gap(worker) < 1e-4  # every weight, the tied output head included
+    from_engine, from_trainer = greedy_texts(worker, prompts, 10)
+    assert from_engine == from_trainer
+    assert from_engine != before
+
+
+def test_train_step_changes_weights_and_reports_metrics(worker):
+    groups = informative(worker.rollout(requests(k=4), 2))
+    w0 = worker.model.model.layers[0].mlp.up_proj.weight.detach().clone()
+    metrics = worker.train(groups, step=1)
+    assert set(metrics) >= {"loss", "grad_norm", "logp_gap"} and metrics["logp_gap"] < 1e-3
+    assert not torch.equal(w0, worker.model.model.layers[0].mlp.up_proj.weight)
+
+
+def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
+    from k2rl.config import TrainConfig
+    from k2rl.trainer import make_optimizer
+
+    muon, adamw = make_optimizer(worker.model, TrainConfig(optimizer="muon"))
+    assert isinstance(muon, torch.optim.Muon) and isinstance(adamw, torch.optim.AdamW)
+    assert all(p.ndim == 2 for g in muon.param_groups for p in g["params"])
+    embed = worker.model.model.embed_tokens.weight
+    assert any(p is embed for g in adamw.param_groups for p in g["params"])
+    # and an RL update with them runs and moves both kinds of parameter
+    saved = worker.optimizers
+    worker.optimizers = [muon, adamw]
+    up, emb = worker.model.model.layers[0].mlp.up_proj.weight, embed
+    before = up.detach().clone(), emb.detach().clone()
+    groups = informative(worker.rollout(requests(k=4), 5))
+    metrics = worker.train(groups, step=1)
+    worker.optimizers = saved
+    assert metrics["loss"] > 0
+    assert not torch.equal(before[0], up) and not torch.equal(before[1], emb)
+
+
+def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
+    """log p("A"), log p("B") as the judge's next token: engine (logprob_token_ids) == trainer."""
+    from critic.judge import VERDICTS
+    from k2rl.self_critique import judge_prompt_ids, make_scorer
+
+    worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
+    texts = ["Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?", "Q: 9*9= A: 80 B: 81 Better?"]
+    scores = make_scorer(worker.llm, worker.tokenizer)(texts)
+    ids = [worker.tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
+    for text, (la, lb) in zip(texts, scores):
+        with torch.no_grad():
+            logits = worker.model(torch.tensor([judge_prompt_ids(worker.tokenizer, text)])).logits[0, -1]
+        logp = torch.log_softmax(logits, -1)
+        assert la == pytest.approx(logp[ids[0]].item(), abs=1e-4)
+        assert lb == pytest.approx(logp[ids[1]].item(), abs=1e-4)
+
+
+def test_critic_eval_and_verdict_loss_in_the_update(worker):
+    pairs = [{"prompt": "2+2=", "chosen": "4", "rejected": "5", "task": "arithmetic"}] * 2
+    result = worker.critic_eval(pairs)
+    assert {"critic/accuracy", "critic/swap_consistency", "critic/tie_rate"} <= set(result)
+    from critic.pairs import Pair, judge_examples
+    from critic.rubrics import load_rubrics
+
+    examples = judge_examples([Pair(**p) for p in pairs], load_rubrics())
+    groups = worker.rollout(requests(k=2), 3)
+    metrics = worker.train(groups, step=2, critic_examples=examples)
+    assert metrics["critic_loss"] > 0
+
+
+def fresh_optimizers(worker, **changes):
+    from dataclasses import replace
+
+    from k2rl.trainer import make_optimizer
+
+    worker.cfg.train = replace(worker.cfg.train, **changes)
+    worker.optimizers = make_optimizer(worker.model, worker.cfg.train)
+
+
+def test_ptx_keeps_the_curated_set_likelier(worker, tmp_path):
+    """Same start, same RL batches: with PTX the curated NLL ends lower than without."""
+    from k2rl.ptx import load_ptx, write_curated
+
+    worker.ptx = load_ptx(write_curated(tmp_path / "c.jsonl", n=64), worker.tokenizer)
+    start = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    saved_cfg = worker.cfg.train
+    batches = []
+    for step in range(3):
+        groups = worker.rollout(requests(k=4), 10 + step)
+        for i, t in enumerate(trajectories(groups)):
+            t.rewards = {"task": float(i % 3 == 0)}
+        batches.append(groups)
+    nll = {}
+    for beta in (0.0, 1.0):
+        worker.model.load_state_dict(start)
+        fresh_optimizers(worker, ptx_beta=beta, ptx_batch=32, lr=3e-3)
+        for step, groups in enumerate(batches, start=1):
+            metrics = worker.train(groups, step)
+        nll[beta] = ptx_nll(worker)
+        assert ("ptx_loss" in metrics) == (beta > 0)
+    worker.cfg.train = saved_cfg
+    worker.model.load_state_dict(start)
+    fresh_optimizers(worker)
+    print("curated NLL without/with PTX:", nll)
+    assert nll[1.0] < nll[0.0] - 0.05, nll
+
+
+def test_truncation_rate_falls_when_overlong_answers_are_penalised(worker):
+    """Budget 3 tokens, penalty -1: RL teaches the (barely trained) model to stop in time."""
+    from dataclasses import replace
+
+    start = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    saved = worker.cfg.rollout, worker.cfg.train
+    worker.cfg.rollout = replace(worker.cfg.rollout, truncation_penalty=-1.0)
+    fresh_optimizers(worker, lr=3e-3, inner_steps=2)
+    reqs = [Request("k2rl/Arithmetic-v0", s, budget=3, group=s, k=4) for s in range(8)]
+    rates = []
+    for step in range(1, 13):
+        groups = worker.rollout(reqs, step)
+        trajs = trajectories(groups)
+        rates.append(sum(t.truncated for t in trajs) / len(trajs))
+        assert all(t.reward == -1.0 for t in trajs if t.truncated)
+        worker.train(groups, step)
+        worker.sync()
+    worker.cfg.rollout, worker.cfg.train = saved
+    worker.model.load_state_dict(start)
+    worker.sync()
+    fresh_optimizers(worker)
+    print("truncation rate per step:", rates)
+    assert sum(rates[-3:]) / 3 < sum(rates[:3]) / 3 - 0.15, rates
+
+
+def test_bucketed_weight_push_loads_every_bucket(worker):
+    """The multi-worker path: weights go to the engine bucket by bucket (k2rl.distributed)."""
+    from k2rl import engine
+
+    perturb(worker, 0.3, seed=7)
+    assert trainer_engine_gap(worker) > 1e-2
+    sync = engine.push_weights(worker.llm, worker.model, bucket_bytes=2 ** 20)  # ~14 buckets
+    assert sync["sync_bytes"] == 4 * worker.param_count()
+    assert trainer_engine_gap(worker) < 1e-4  # the tied output head included

@@ -1,0 +1,73 @@
+"""The embedded default model: tokenizer, recipe-keyed cache, determinism."""
+from pathlib import Path
+
+from k2rl.config import ModelConfig
+from k2rl.model import build_tokenizer, default_model, recipe_dir
+
+TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)
+
+
+def test_char_tokenizer_round_trips_and_has_a_chat_template():
+    tok = build_tokenizer()
+    text = "calc(37*48)\n ok"
+    ids = tok.encode(text, add_special_tokens=False)
+    assert len(ids) == len(text) and tok.decode(ids) == text
+    chat = tok.apply_chat_template([{"role": "user", "content": "1+1="}], tokenize=False,
+                                   add_generation_prompt=True)
+    assert chat == "<|user|>1+1=<|eos|><|assistant|>"
+
+
+def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
+    a = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "a")), progress=False)
+    b = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "b")), progress=False)
+    weights = lambda d: (Path(d) / "model.safetensors").read_bytes()  # noqa: E731
+    assert weights(a) == weights(b)  # same seed, same recipe: same bytes
+    stamp = (Path(a) / "model.safetensors").stat().st_mtime_ns
+    assert default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "a"))) == a  # reused
+    assert (Path(a) / "model.safetensors").stat().st_mtime_ns == stamp
+    other = ModelConfig(**{**TINY, "seed": 1}, cache_dir=str(tmp_path / "a"))
+    assert recipe_dir(other) != a
+    assert (Path(a) / "recipe.json").exists() and (Path(a) / "tokenizer.json").exists()
+
+
+def test_the_verdict_has_its_own_turn_and_falls_back_to_the_assistant_s():
+    from k2rl.chat import role_token
+    from k2rl.self_critique import judge_example_ids, judge_prompt_ids, judge_role
+
+    tok = build_tokenizer()
+    assert judge_role(tok) == "critic"
+    ids = judge_prompt_ids(tok, "Q: 1+1= A: 2 B: 3 Better?")
+    assert tok.decode(ids) == "<|user|>Q: 1+1= A: 2 B: 3 Better?<|eos|><|critic|>"
+    assert role_token(tok, "assistant") not in ids  # a policy reply never starts here
+    full, mask = judge_example_ids(tok, "Q: 1+1= A: 2 B: 3 Better?", "A")
+    assert full[:len(ids)] == ids and full[len(ids):] == [tok.convert_tokens_to_ids("A"), tok.eos_token_id]
+    assert mask == [0] * len(ids) + [1, 1]
+
+
+def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
+    from k2rl.self_critique import judge_prompt_ids, judge_role
+
+    tok = build_tokenizer()
+    old = tok.convert_tokens_to_ids
+
+    class NoCritic:
+        unk_token_id = tok.unk_token_id
+        eos_token_id = tok.eos_token_id
+
+        def convert_tokens_to_ids(self, t):
+            return tok.unk_token_id if t == "<|critic|>" else old(t)
+
+        def encode(self, text, add_special_tokens=False):
+            return tok.encode(text, add_special_tokens=add_special_tokens)
+
+    other = NoCritic()
+    assert judge_role(other) == "assistant"
+    assert judge_prompt_ids(other, "x")[-1] == tok.convert_tokens_to_ids("<|assistant|>")
+
+
+def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
+    from k2rl.model import recipe
+
+    assert "rubrics" not in recipe(ModelConfig(**TINY))
+    quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
+    assert "No praise of the question." in quoted  # editing a rubric makes a new model

@@ -1,0 +1,185 @@
+"""Rollout logic with a scripted generator standing in for vLLM (pure logic, no model)."""
+from k2rl.model import build_tokenizer
+from k2rl.group import Request, Status, trajectories
+from k2rl.rollout import rollout
+
+TOK = build_tokenizer()
+EOS = TOK.eos_token_id
+
+
+def scripted(replies_by_turn):
+    """A generate() that answers turn t of every episode with replies_by_turn[t]."""
+    calls = []
+
+    def generate(prompts, max_tokens, temperatures):
+        calls.append((prompts, max_tokens, temperatures))
+        turn = len(calls) - 1
+        outs = []
+        for m in max_tokens:
+            ids = TOK.encode(replies_by_turn[turn], add_special_tokens=False) + [EOS]
+            ids = ids[:m]
+            outs.append((ids, [-0.5] * len(ids)))
+        return outs
+
+    return generate, calls
+
+
+def play(requests, generate, **kwargs):
+    """The trajectories of rolling out `requests`, group by group."""
+    return trajectories(rollout(requests, TOK, generate, **kwargs))
+
+
+def test_multi_turn_tool_episode_is_batched_per_turn_and_masked():
+    req = Request("k2rl/Calculator-v0", seed=3)
+    probe = play([req], scripted(["0"])[0])[0]  # learn the problem
+    a, b = probe.prompt_id.split(":")[1].split("*")
+    generate, calls = scripted([f"calc({a}*{b})", str(int(a) * int(b))])
+    groups = rollout([Request("k2rl/Calculator-v0", seed=3, k=4)], TOK, generate, step=7)
+    assert len(groups) == 1 and len(groups[0]) == 4 and groups[0].id == "7:0"
+    trajs = groups[0].trajectories
+    assert len(calls) == 2 and len(calls[0][0]) == 4  # one batched call per turn, K=4 episodes
+    t = trajs[0]
+    assert t.traj_id == "7:0:0" and t.turns == 2 and t.reward == 1.0 and t.correct
+    assert t.status is Status.DONE and t.rewards == {"task": 1.0}
+    assert [m["role"] for m in t.messages] == ["user", "assistant", "tool", "assistant"]
+    assert t.messages[2]["content"] == str(int(a) * int(b))
+    model_text = TOK.decode([i for i, m in zip(t.ids, t.mask) if m], skip_special_tokens=True)
+    assert model_text == f"calc({a}*{b}){int(a) * int(b)}"  # only the model's tokens are masked in
+    assert len(t.logp_engine) == sum(t.mask) == t.n_tokens
+    assert t.env_seconds > 0  # two env steps: the tool call and the scored answer
+    # the second turn's prompt is the first turn's prompt + reply + tool observation
+    assert calls[1][0][0][: len(calls[0][0][0])] == calls[0][0][0]
+
+
+def test_same_seed_same_prompt_for_the_group():
+    trajs = play([Request("k2rl/Arithmetic-v0", seed=11, k=3)], scripted(["1"])[0])
+    assert len({t.prompt_id for t in trajs}) == 1 and [t.sample for t in trajs] == [0, 1, 2]
+
+
+def test_budget_truncates_and_penalises():
+    generate, calls = scripted(["123456789012345"])
+    trajs = play([Request("k2rl/Arithmetic-v0", seed=1, budget=5, k=2)], generate,
+                 truncation_penalty=-0.5)
+    assert calls[0][1] == [5, 5]  # the budget is the engine's max_tokens
+    assert all(t.truncated and t.reward == -0.5 and t.n_tokens == 5 for t in trajs)
+    assert all(t.rewards == {"truncation": -0.5} for t in trajs)  # never scored by the env
+
+
+def test_budget_counts_all_turns_of_an_episode():
+    generate, calls = scripted(["calc(12*12)", "144"])
+    play([Request("k2rl/Calculator-v0", seed=2, budget=14)], generate)
+    first = len("calc(12*12)") + 1
+    assert calls[1][1] == [14 - first]
+
+
+def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):
+    import pytest
+
+    from envs.arithmetic import ArithmeticEnv
+    from k2rl.rollout import EnvCrash
+
+    def boom(self, action):
+        raise ZeroDivisionError("bad env")
+
+    monkeypatch.setattr(ArithmeticEnv, "_step", boom)
+    with pytest.raises(EnvCrash, match=r"k2rl/Arithmetic-v0 crashed in step\(\) on prompt arith:.*ZeroDivisionError: bad env"):
+        play([Request("k2rl/Arithmetic-v0", seed=1, k=2)], scripted(["1"])[0])
+
+
+def test_each_request_samples_at_its_own_temperature():
+    generate, calls = scripted(["1"])
+    reqs = [Request("k2rl/Arithmetic-v0", seed=1, temperature=0.3, k=2),
+            Request("k2rl/Arithmetic-v0", seed=2, group=1, temperature=0.9, k=2)]
+    play(reqs, generate)
+    assert calls[0][2] == [0.3, 0.3, 0.9, 0.9]
+
+
+# --------------------------------------------------------------------------- partial rollouts
+
+
+def stateless(replies_by_turn):
+    """A generate() that continues whatever reply the prompt ends in (as vLLM would): turn t's
+    full reply is replies_by_turn[t] + <|eos|>, and each call emits the next max_tokens of it."""
+    marker = TOK.convert_tokens_to_ids("<|assistant|>")
+
+    def generate(prompts, max_tokens, temperatures):
+        outs = []
+        for p, m in zip(prompts, max_tokens):
+            last = len(p) - 1 - p[::-1].index(marker)
+            turn = p.count(marker) - 1
+            full = TOK.encode(replies_by_turn[turn], add_special_tokens=False) + [EOS]
+            done = len(p) - last - 1
+            ids = full[done: done + m]
+            outs.append((ids, [-0.25] * len(ids)))
+        return outs
+
+    return generate
+
+
+def calculator_replies(seed):
+    probe = play([Request("k2rl/Calculator-v0", seed=seed)], scripted(["0"])[0])[0]
+    a, b = probe.prompt_id.split(":")[1].split("*")
+    return [f"calc({a}*{b})", str(int(a) * int(b))]
+
+
+def test_partial_rollout_pauses_mid_reply_and_resumes_to_the_same_episode():
+    import json
+
+    from k2rl.group import Group
+
+    req = Request("k2rl/Calculator-v0", seed=5, k=2)
+    gen = stateless(calculator_replies(5))
+    whole = play([req], gen, step=1)
+    groups = rollout([req], TOK, gen, step=1, partial_budget=4)
+    trajs = trajectories(groups)
+    assert all(t.paused and t.reward == 0.0 and t.n_tokens == 4 and t.turns == 0 for t in trajs)
+    assert groups[0].paused and not trajs[0].rewards
+    calls = 1
+    while groups[0].paused:
+        carried = [Group.from_dict(json.loads(json.dumps(g.to_dict()))) for g in groups]  # Redis
+        groups = rollout([], TOK, gen, step=9, partial_budget=4, carried=carried)
+        calls += 1
+    trajs = trajectories(groups)
+    assert calls > 2  # "calc(a*b)<eos>" + the answer needs several 4-token segments
+    for t, w in zip(trajs, whole):
+        assert t.traj_id == w.traj_id == f"1:0:{t.sample}"  # keeps the id of the step it began in
+        assert (t.ids, t.mask, t.messages) == (w.ids, w.mask, w.messages)
+        assert t.reward == w.reward == 1.0 and t.correct and t.segments == calls
+        assert t.stale > 0 and len(t.logp_engine) == t.n_tokens
+
+
+def test_partial_rollout_resume_rejects_a_non_deterministic_environment():
+    import pytest
+
+    from k2rl.rollout import EnvCrash
+
+    req = Request("k2rl/Calculator-v0", seed=5)
+    gen = stateless(calculator_replies(5))
+    group = rollout([req], TOK, gen, partial_budget=12)[0]  # paused after the tool turn
+    t = group.trajectories[0]
+    assert t.paused and [m["role"] for m in t.messages] == ["user", "assistant", "tool"]
+    t.messages[2]["content"] = "999999"  # not what the environment answers on replay
+    with pytest.raises(EnvCrash, match="not deterministic"):
+        rollout([], TOK, gen, partial_budget=12, carried=[group])
+
+
+def test_a_carried_group_resumes_only_its_paused_members():
+    """A finished member of a carried group waits as it is; only the paused one goes on."""
+    from copy import deepcopy
+    from dataclasses import replace
+
+    gen = stateless(calculator_replies(5))
+    group = rollout([Request("k2rl/Calculator-v0", seed=5, k=2)], TOK, gen, partial_budget=4)[0]
+    done = play([Request("k2rl/Calculator-v0", seed=5)], gen)[0]
+    group.trajectories[1] = replace(done, traj_id=group.trajectories[1].traj_id, sample=1)
+    finished = deepcopy(group.trajectories[1])
+    calls = []
+
+    def counting(prompts, max_tokens, temperatures):
+        calls.append(len(prompts))
+        return gen(prompts, max_tokens, temperatures)
+
+    out = rollout([], TOK, counting, partial_budget=100, carried=[group])[0]
+    assert set(calls) == {1} and not out.paused
+    assert out.trajectories[1] == finished and out.trajectories[1].segments == 1
+    assert out.trajectories[0].segments == 2 and out.trajectories[0].reward == 1.0

@@ -1,0 +1,163 @@
+"""The `k2rl train` entry point end to end: real Ray, real redis-server, real vLLM, tiny model."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k2rl.group import trajectories
+from k2rl.store import RunStore, connect, start_redis
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ["configs/tiny.yaml"]
+
+
+def k2rl(*args, fault=(), check=True):
+    """`k2rl ARGS` in a subprocess; `fault` ("crash" or "kill-worker", step) injects one
+    (tests/k2rl/faults.py)."""
+    command = ["-m", "tests.k2rl.faults", fault[0], str(fault[1])] if fault else ["-m", "k2rl"]
+    proc = subprocess.run([sys.executable, *command, *args], cwd=ROOT, capture_output=True,
+                          text=True, env=os.environ, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"k2rl {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def read_store(run_dir: Path):
+    server = start_redis(run_dir)
+    try:
+        store = RunStore(connect(server.url), run_dir.name)
+        return trajectories(store.rollouts()), store.state(), store.metrics()
+    finally:
+        server.stop()
+
+
+def test_smoke_run_of_the_entry_point(tmp_path):
+    proc = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=smoke")
+    run = tmp_path / "smoke"
+    assert "held-out accuracy" in proc.stdout
+    summary = json.loads((run / "summary.json").read_text())
+    assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/tool_use/accuracy"}
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["step"] for m in lines] == [0, 1, 2, 3, 4]
+    assert {"loss", "logp_gap", "sync_seconds", "train/all/reward", "time/rollout", "time/reward",
+            "time/train", "time/sync"} <= set(lines[1])
+    assert all(0 < m["time/reward"] < m["time/rollout"] for m in lines[1:])
+    assert (run / "checkpoints" / "step-00004" / "config.json").exists()
+    rollouts, state, metrics = read_store(run)
+    assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4
+    assert len(metrics) == 5
+
+
+def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
+    """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
+    k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
+         "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
+         "model.demo_tasks=[k2rl/Arithmetic-v0,k2rl/Chat-v0]",
+         "tasks=[{id: k2rl/Arithmetic-v0}, {id: k2rl/Chat-v0}]")
+    lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
+    judged = [m for m in lines[1:] if "train/chat/reward" in m]
+    assert judged and all(m["time/critic"] > 0 for m in judged)
+    rollouts, _, _ = read_store(tmp_path / "c")
+    chat = [r for r in rollouts if r.task == "chat" and not r.truncated]
+    assert chat and all(r.judged for r in chat)
+    # Win rates over 2 opponents: 0, 0.25, ..., 1 (a 0-reward episode is rewritten).
+    assert all(r.reward * 4 == round(r.reward * 4) and 0 <= r.reward <= 1 for r in chat)
+    assert all(r.reward == r.rewards["critic"] for r in chat) and len({r.reward for r in chat}) > 1
+    assert all("train/reward/critic" in m for m in judged)  # each component is logged
+
+
+def test_resume_after_a_crash_loses_and_repeats_no_rollout(tmp_path):
+    crashed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=r",
+                   fault=("crash", 3), check=False)
+    assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
+    run = tmp_path / "r"
+    rollouts, state, _ = read_store(run)
+    assert state["last_step"] == 2 and {r.traj_id.split(":")[0] for r in rollouts} == {"1", "2", "3"}
+    step3 = [r for r in rollouts if r.traj_id.startswith("3:")]
+    k2rl("train", "--resume", str(run))
+    rollouts, state, metrics = read_store(run)
+    ids = [r.traj_id for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2  # every step once, none twice
+    assert [r for r in rollouts if r.traj_id.startswith("3:")] == step3  # replayed, not resampled
+    assert state["last_step"] == 4 and state["status"] == "finished"
+    assert sorted(m["step"] for m in metrics) == [0, 1, 2, 3, 4]
+
+
+def test_bad_config_is_one_clear_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("train:\n  stepz: 3\n")
+    proc = k2rl("train", str(bad), check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "train.stepz" in proc.stderr and "bad.yaml" in proc.stderr
+    proc = k2rl("train", "tasks=[{id: k2rl/Nope-v0}]", check=False)
+    assert proc.returncode == 2 and "unknown environment id 'k2rl/Nope-v0'" in proc.stderr
+
+
+def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
+    """k1.5 partial rollouts: episodes pause at 3 tokens per step, are carried in Redis (also
+    across a crash), continue with the newer policy, and are scored once, in whole groups."""
+    args = ["train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=p", "rollout.partial_budget=3"]
+    crashed = k2rl(*args, fault=("crash", 3), check=False)
+    assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
+    run = tmp_path / "p"
+    k2rl("train", "--resume", str(run))
+    server = start_redis(run)
+    try:
+        store = RunStore(connect(server.url), "p")
+        groups, carry, metrics = store.rollouts(), store.carry(), store.metrics()
+    finally:
+        server.stop()
+    rollouts = trajectories(groups)
+    ids = [r.traj_id for r in rollouts]
+    assert len(ids) == len(set(ids)) and not set(ids) & {t.traj_id for t in trajectories(carry)}
+    assert not any(r.paused for r in rollouts)  # only finished trajectories are scored
+    resumed = [r for r in rollouts if r.segments > 1]
+    assert resumed and all(r.n_tokens > 3 for r in resumed)
+    assert all(g.paused for g in carry)  # what is carried waits for a paused member
+    by_id = {}
+    for r in rollouts:
+        by_id.setdefault(r.traj_id.rsplit(":", 1)[0], []).append(r)
+    assert all(sorted(r.sample for r in g) == [0, 1] for g in by_id.values())  # whole groups
+    assert all([t.sample for t in g] == [0, 1] for g in groups)
+    assert any(m.get("partial/resumed_trained", 0) > 0 for m in metrics)
+
+
+TWO_WORKERS = ["ray.num_workers=2", "rollout.threads=1"]
+
+
+def test_two_nodes_of_a_local_ray_cluster_train_together(tmp_path):
+    """A two-node Ray cluster on loopback; one data-parallel worker on each node."""
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    try:
+        k2rl("train", *TINY, *TWO_WORKERS, "ray.placement_strategy=STRICT_SPREAD",
+             f"log.run_dir={tmp_path}", "log.run_name=mn", "--ray-address", cluster.address)
+        rollouts, state, metrics = read_store(tmp_path / "mn")
+    finally:
+        cluster.shutdown()
+    assert len(set(state["worker_nodes"])) == 2 and state["status"] == "finished"
+    assert len({r.traj_id for r in rollouts}) == 4 * 4 * 2
+    assert all(m["sync_bytes"] > 0 for m in metrics if m["step"] > 0)
+
+
+def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
+    run = tmp_path / "kw"
+    crashed = k2rl("train", *TINY, *TWO_WORKERS, f"log.run_dir={tmp_path}", "log.run_name=kw",
+                   fault=("kill-worker", 3), check=False)
+    assert crashed.returncode == 2 and "a hybrid worker died at step 3" in crashed.stderr
+    line = next(x for x in crashed.stderr.splitlines() if "a hybrid worker died" in x)
+    assert line.startswith("k2rl: error: ") and "--resume" in line  # one sentence that says how
+    before, state, _ = read_store(run)
+    assert state["last_step"] == 2
+    k2rl("train", "--resume", str(run))
+    rollouts, state, _ = read_store(run)
+    ids = [r.traj_id for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+    assert [r for r in rollouts if r.traj_id.startswith("3:")] == [
+        r for r in before if r.traj_id.startswith("3:")]  # step 3 replayed, not resampled

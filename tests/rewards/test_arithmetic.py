@@ -1,0 +1,39 @@
+"""Tests for the integer verifier (rewards.arithmetic)."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import rewards.arithmetic
+from rewards import exact_int, parse_int
+
+
+@pytest.mark.parametrize(("text", "value"), [(" 85", 85), ("85.", 85), ("-3", -3), ("0", 0)])
+def test_parse_int_accepts_a_bare_integer(text: str, value: int) -> None:
+    assert parse_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["85 apples", "8 5", "", "0x55", "+5", "85..", "1.5", "٨٥"])
+def test_parse_int_rejects_anything_else(text: str) -> None:
+    assert parse_int(text) is None
+
+
+def test_parse_int_survives_absurdly_long_numbers() -> None:
+    assert parse_int("9" * 5000) is None
+
+
+def test_exact_int_scores_right_and_wrong_answers() -> None:
+    responses = [" 85", "85.", "-3", "85 apples", "8 5", "", "0x55"]
+    answers = [85, 85, -3, 85, 85, 85, 85]
+    assert exact_int(responses, answers) == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
+def test_exact_int_rejects_length_mismatch() -> None:
+    with pytest.raises(ValueError, match="2 responses but 1 answers"):
+        exact_int(["1", "2"], [1])
+
+
+def test_doctests_pass() -> None:
+    assert doctest.testmod(rewards.arithmetic).failed == 0

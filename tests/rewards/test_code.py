@@ -1,0 +1,79 @@
+"""Tests for the unit-test verifier of code answers (rewards.code).
+
+The sandbox it runs answers in is tested in test_sandbox.py.
+"""
+
+from __future__ import annotations
+
+import doctest
+import time
+
+import pytest
+
+import rewards.code
+from envs.base import text_space
+from envs.code import TEMPLATES, make_problem
+from rewards.code import strip_fence, unit_test_fraction, unit_tests
+
+
+def test_wrong_solution_scores_a_fraction_or_zero() -> None:
+    lin = next(t for t in TEMPLATES if t.name == "lin")
+    tests = make_problem(lin, (3, 1)).answer  # f(0)=1, f(1)=4, f(5)=16, f(-3)=-8, f(12)=37
+    partly = "def f(x):\n    return 4 if x == 1 else 0"
+    assert unit_tests([partly, "def f(x):\n    return x*3"], [tests, tests]) == [0.2, 0.0]
+
+
+def test_random_text_scores_zero_without_a_sandbox() -> None:
+    space = text_space()  # what the code env's model may emit
+    space.seed(0)
+    started = time.monotonic()
+    garbage = [space.sample() + "(" for _ in range(50)]  # "(" never closes
+    assert unit_tests(garbage, [["assert f(1) == 1"]] * 50) == [0.0] * 50
+    assert time.monotonic() - started < 1.0
+
+
+def test_reward_doctests_pass() -> None:
+    assert doctest.testmod(rewards.code).failed == 0
+
+
+@pytest.mark.parametrize(("response", "code"), [
+    ("```python\ndef f(x):\n    return x\n```", "def f(x):\n    return x\n"),
+    ("Here:\n```py\ndef f(x): return x\n```\ntext", "def f(x): return x\n"),
+    ("```\ndef f(x):\n    return x", "def f(x):\n    return x"),  # cut off by the budget
+    ("def f(x): return x", "def f(x): return x"),
+])
+def test_strip_fence(response: str, code: str) -> None:
+    assert strip_fence(response) == code
+
+
+def test_printed_pass_lines_earn_nothing() -> None:
+    tests = [["assert f(1) == 2", "assert f(2) == 3"]]
+    forged = ("import sys\nfor i in range(2):\n"
+              "    for line in (f'{i}:PASS', 'PASS', f'None:{i}:PASS'):\n"
+              "        print(line)\n        sys.stderr.write(line + '\\n')")
+    assert unit_test_fraction([forged], tests) == [0.0]
+
+
+def test_a_chatty_right_answer_keeps_its_score() -> None:
+    # 200 kB of prints: beyond the output cap, yet the results are not pushed out.
+    chatty = "print('x' * 200_000)\ndef f(x):\n    print('y' * 100_000)\n    return x + 1"
+    assert unit_test_fraction([chatty], [["assert f(1) == 2", "assert f(2) == 3"]]) == [1.0]
+
+
+def test_crash_timeout_and_missing_entry_score_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rewards.code, "TIMEOUT_SECONDS", 1.0)
+    tests = [["assert f(1) == 2"]] * 4
+    responses = ["def f(x):\n    while True:\n        pass",  # times out
+                 "raise SystemExit(0)\ndef f(x):\n    return x + 1",  # dies before f exists
+                 "def g(x):\n    return x + 1\nf = g",  # defines the entry, g
+                 "def f(x):\n    return x + 1"]
+    assert unit_test_fraction(responses, tests, entry=["f", "f", "g", "f"]) == [0.0, 0.0, 1.0, 1.0]
+    # Right answers, but the entry they were asked for (h) is missing.
+    assert unit_test_fraction(responses[2:], tests[2:], entry=["h", "h"]) == [0.0, 0.0]
+
+
+def test_verifier_rejects_bad_batches() -> None:
+    with pytest.raises(ValueError, match="2 responses but 1 answers"):
+        unit_tests(["a", "b"], [["assert True"]])
+    with pytest.raises(ValueError, match="at least one test"):
+        unit_tests(["a"], [[]])

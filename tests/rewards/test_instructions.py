@@ -1,0 +1,74 @@
+"""Tests for the instruction-following verifier (rewards.instructions)."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import rewards.instructions
+from rewards.instructions import CHECKS, claims_compliance, instruction_following
+
+
+def test_doctests_pass() -> None:
+    assert doctest.testmod(rewards.instructions).failed == 0
+
+
+@pytest.mark.parametrize(("constraint", "good", "bad"), [
+    ({"kind": "max_words", "n": 3}, "red fig plum", "red fig plum pear"),
+    ({"kind": "max_words", "n": 2}, "- red\n- fig", "red, fig, plum"),
+    ({"kind": "min_words", "n": 2}, "red fig", "red"),
+    ({"kind": "max_chars", "n": 10}, " red fig ", "red fig plum"),
+    ({"kind": "lowercase"}, "red fig.", "Red fig"),
+    ({"kind": "lowercase"}, '["fig"]', "123"),
+    ({"kind": "uppercase"}, "RED FIG", "RED fig"),
+    ({"kind": "include", "word": "red"}, "a Red fig", "bred fig"),
+    ({"kind": "exclude", "word": "red"}, "bred fig", "fig, RED"),
+    ({"kind": "json"}, '["red", "fig"]', "red fig"),
+    ({"kind": "json"}, '{"fruit": "fig"}', '"fig"'),
+    ({"kind": "json"}, "[1, 2]", "[" * 100_000),
+    ({"kind": "bullets"}, "- red\n\n- fig\n", "- red\nfig"),
+    ({"kind": "bullets"}, "- red", "-red"),
+    ({"kind": "sentences", "n": 2}, "Red fig. Green plum!", "Red fig."),
+    ({"kind": "sentences", "n": 2}, "It is 3.5 kg. Yes", "One. Two. Three."),
+])
+def test_each_constraint_right_and_wrong(constraint: dict, good: str, bad: str) -> None:
+    assert CHECKS[constraint["kind"]](good, constraint)
+    assert not CHECKS[constraint["kind"]](bad, constraint)
+    assert instruction_following([good, bad], [[constraint]] * 2) == [1.0, 0.0]
+
+
+SPEC = [{"kind": "lowercase"}, {"kind": "max_words", "n": 3}, {"kind": "include", "word": "red"}]
+
+
+def test_score_is_the_fraction_satisfied() -> None:
+    responses = ["red fig", "Red fig", "Red fig plum pear", "Fig Plum Pear Lime"]
+    assert instruction_following(responses, [SPEC] * 4) == [1.0, 2 / 3, 1 / 3, 0.0]
+
+
+@pytest.mark.parametrize("claim", [
+    "Fig. I followed all the instructions.", "FIG, as requested", "fig (word count: 1)",
+    "This response satisfies all constraints: fig", "fig - fully compliant", "fig. complies.",
+])
+def test_claiming_compliance_without_complying_earns_nothing(claim: str) -> None:
+    assert claims_compliance(claim)
+    assert instruction_following([claim], [SPEC]) == [0.0]
+
+
+def test_claiming_compliance_while_complying_keeps_full_credit() -> None:
+    spec = [{"kind": "lowercase"}, {"kind": "include", "word": "red"}]
+    assert instruction_following(["red fig, as requested"], [spec]) == [1.0]
+
+
+def test_empty_response_earns_nothing() -> None:
+    spec = [{"kind": "max_words", "n": 3}, {"kind": "exclude", "word": "red"}]
+    assert instruction_following(["", " \n", "fig"], [spec] * 3) == [0.0, 0.0, 1.0]
+
+
+def test_bad_specs_are_caller_errors() -> None:
+    with pytest.raises(ValueError, match="unknown constraint kind 'rhyme'"):
+        instruction_following(["fig"], [[{"kind": "rhyme"}]])
+    with pytest.raises(ValueError, match="at least one constraint"):
+        instruction_following(["fig"], [[]])
+    with pytest.raises(ValueError, match="2 responses but 1 specs"):
+        instruction_following(["fig", "red"], [SPEC])

@@ -65,7 +65,7 @@ def main(argv=None) -> dict:
     from transformers import AutoTokenizer
 
     import envs  # noqa: F401  (registers the environments)
-    from critic.judge import VERDICTS, Group, build_judge_requests
+    from critic.judge import VERDICTS, Candidates, build_judge_requests
     from critic.rubrics import load_rubrics
     from k2rl.config import Config
     from k2rl.group import Request
@@ -90,14 +90,14 @@ def main(argv=None) -> dict:
     for opponents in (None, 4, 2):
         def rank():
             judge_groups(sampled, score, rubrics, opponents=opponents)
-        n = len(build_judge_requests([Group("q", ["r"] * args.k)], rubrics, opponents))
+        n = len(build_judge_requests([Candidates("q", ["r"] * args.k)], rubrics, opponents))
         rows.append({"opponents": opponents, "prompts_per_group": n,
                      "seconds_per_step": round(timed(rank, args.repeats), 3)})
         print(f"opponents {str(opponents):>4}: {n:3d} judge prompts a group, "
               f"{rows[-1]['seconds_per_step']:.2f} s for {args.groups} groups", flush=True)
 
     # Scoring paths on the same prompts (every pair, both orders).
-    groups = [Group(g.prompt, [response_text(t) for t in g], "chat") for g in sampled]
+    groups = [Candidates(g.prompt, [response_text(t) for t in g], "chat") for g in sampled]
     texts = [r.text for r in build_judge_requests(groups, rubrics)]
     ids = [judge_prompt_ids(tok, t) for t in texts]
     choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]

@@ -6,14 +6,14 @@ verdicts into win-rate rewards, `pairs` makes labelled pairs from verifiable gro
 closed loop) and splits them, `evaluate` measures the critic on held-out pairs.
 """
 from critic.evaluate import evaluate, evaluate_scorer, format_table
-from critic.judge import (VERDICTS, Group, JudgeRequest, Scorer, both_orders,
+from critic.judge import (VERDICTS, Candidates, JudgeRequest, Scorer, both_orders,
                           build_judge_requests, combine_orders, group_win_rates, judge_text,
                           pairs_in_group, rank_groups, scatter_verdicts, verdict_from_logprobs)
 from critic.pairs import (Pair, PairsError, judge_examples, pair_texts, pairs_from_group,
                           read_pairs, split_of_pair, write_pairs)
 from critic.rubrics import Rubric, RubricError, load_rubrics, rubric_named, rubrics_for
 
-__all__ = ["VERDICTS", "Group", "JudgeRequest", "Pair", "PairsError", "Rubric", "RubricError",
+__all__ = ["VERDICTS", "Candidates", "JudgeRequest", "Pair", "PairsError", "Rubric", "RubricError",
            "Scorer", "both_orders", "build_judge_requests", "combine_orders", "evaluate",
            "evaluate_scorer", "format_table", "group_win_rates", "judge_examples", "judge_text",
            "load_rubrics", "pair_texts", "pairs_from_group", "pairs_in_group", "rank_groups",

@@ -29,7 +29,7 @@ Scorer = Callable[[list[str]], list[tuple[float, float]]]
 
 
 @dataclass
-class Group:
+class Candidates:
     """One prompt's K sampled responses; `task` picks the task rubrics (None: general only)."""
 
     prompt: str
@@ -166,7 +166,7 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
     return [w / n for w, n in zip(wins, games)]
 
 
-def build_judge_requests(groups: list[Group], rubrics: list[Rubric],
+def build_judge_requests(groups: list[Candidates], rubrics: list[Rubric],
                          opponents: int | None = None) -> list[JudgeRequest]:
     """Every comparison of a step (`pairs_in_group`), in both orders, flattened into one batch.
 
@@ -216,7 +216,7 @@ def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, flo
     return [group_win_rates(k, p, tie_margin, opponents) for k, p in zip(sizes, prefs)]
 
 
-def rank_groups(groups: list[Group], rubrics: list[Rubric], score: Scorer,
+def rank_groups(groups: list[Candidates], rubrics: list[Rubric], score: Scorer,
                 tie_margin: float, opponents: int | None = None) -> list[list[float]]:
     """Each group's rewards (win rates), with one call of `score` for the whole step; the
     prescriptive guards of each group's rubrics override the judge where they apply."""

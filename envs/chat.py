@@ -2,9 +2,9 @@
 
 The prompt asks about a topic (``"Tell me about tea."``); the reply is free text. The
 training reward is not computed here: the episode ends with reward 0 and
-``info["judged"] = True``, and the rollout worker replaces the reward of every sampled group
-by its pairwise win rates under the policy-as-critic (k2rl.self_critique, critic.judge) with the core,
-prescriptive and chat rubrics. `correct` (and ``info["reference_reward"]``) is a reference
+``info["judged"] = True``, and the trainer rewards each reply of a sampled group with its
+pairwise win rate under the policy-as-critic (k2rl.self_critique, critic.judge) against the
+core, prescriptive and chat rubrics. `correct` (and ``info["reference_reward"]``) is a reference
 check used only for reporting: the reply states the topic's fact and breaks no prescriptive
 guard (no praise of the question, no claims of its own quality).
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from critic.judge import VERDICTS, Group as JudgeGroup, judge_text, rank_groups
+from critic.judge import VERDICTS, Candidates, judge_text, rank_groups
 from critic.pairs import Pair, judge_examples, pairs_from_group, split_of_pair
 from critic.rubrics import Rubric, rubrics_for
 from k2rl.chat import prompt_ids, text_ids
@@ -94,7 +94,7 @@ def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: 
     judged = [g for g in groups if len(g) > 1 and g.judged and not g.paused]
     if not judged:
         return 0
-    rates = rank_groups([JudgeGroup(g.prompt, [response_text(t) for t in g], g.task)
+    rates = rank_groups([Candidates(g.prompt, [response_text(t) for t in g], g.task)
                          for g in judged], rubrics, score, tie_margin, opponents)
     for g, rs in zip(judged, rates):
         for t, r in zip(g, rs):

@@ -8,9 +8,9 @@ import math
 import pytest
 
 import critic.judge
-from critic.judge import (Group, both_orders, build_judge_requests, combine_orders, group_win_rates,
-                          judge_text, pairs_in_group, rank_groups, scatter_verdicts,
-                          verdict_from_logprobs)
+from critic.judge import (Candidates, both_orders, build_judge_requests, combine_orders,
+                          group_win_rates, judge_text, pairs_in_group, rank_groups,
+                          scatter_verdicts, verdict_from_logprobs)
 from critic.rubrics import Rubric, load_rubrics
 
 RUBRICS = [Rubric("clear", "core", "Clear."), Rubric("concise", "task", "Concise.", ["chat"])]
@@ -94,8 +94,8 @@ def test_small_groups_and_missing_pairs() -> None:
 
 
 def test_requests_flatten_a_step_with_task_rubrics() -> None:
-    groups = [Group("hi", ["a", "bb", "ccc"], "chat"), Group("2+2=", ["4"], "arithmetic"),
-              Group("x", ["p", "q"])]
+    groups = [Candidates("hi", ["a", "bb", "ccc"], "chat"), Candidates("2+2=", ["4"], "arithmetic"),
+              Candidates("x", ["p", "q"])]
     reqs = build_judge_requests(groups, RUBRICS)
     assert [(r.group, r.i, r.j, r.swapped) for r in reqs] == [
         (0, 0, 1, False), (0, 0, 1, True), (0, 0, 2, False), (0, 0, 2, True),
@@ -111,7 +111,8 @@ def test_rank_groups_calls_the_scorer_once_per_step() -> None:
         calls.append(len(texts))
         return prefers_longer(texts)
 
-    groups = [Group("q1", ["a", "ccc", "bb"]), Group("q2", ["xx", "y"]), Group("q3", ["only"])]
+    groups = [Candidates("q1", ["a", "ccc", "bb"]), Candidates("q2", ["xx", "y"]),
+              Candidates("q3", ["only"])]
     assert rank_groups(groups, RUBRICS, score, 0.05) == [[0.0, 1.0, 0.5], [1.0, 0.0], [0.5]]
     assert calls == [8]
 
@@ -142,7 +143,7 @@ def test_rank_groups_with_opponents_judges_fewer_prompts() -> None:
         calls.append(len(texts))
         return prefers_longer(texts)
 
-    group = Group("q", ["a" * n for n in (3, 1, 4, 2, 5, 6, 8, 7)])
+    group = Candidates("q", ["a" * n for n in (3, 1, 4, 2, 5, 6, 8, 7)])
     rates = rank_groups([group], RUBRICS, score, 0.0, opponents=2)[0]
     assert calls == [16]  # 8 comparisons, both orders (every pair: 56 prompts)
     # With the longest-wins judge, a response's rate is the share of its two ring
@@ -156,18 +157,20 @@ def test_a_scorer_that_always_says_a_gives_only_ties() -> None:
     def always_a(texts: list[str]) -> list[tuple[float, float]]:
         return [(math.log(0.8), math.log(0.2))] * len(texts)
 
-    assert rank_groups([Group("q", ["a", "bb", "ccc", "d"])], RUBRICS, always_a, 0.0) == [[0.5] * 4]
+    four = [Candidates("q", ["a", "bb", "ccc", "d"])]
+    assert rank_groups(four, RUBRICS, always_a, 0.0) == [[0.5] * 4]
 
 
 def test_no_comparison_does_not_call_the_scorer() -> None:
     def never(texts: list[str]) -> list[tuple[float, float]]:
         raise AssertionError("called")
 
-    assert rank_groups([Group("q", ["a"]), Group("r", [])], RUBRICS, never, 0.0) == [[0.5], []]
+    lonely = [Candidates("q", ["a"]), Candidates("r", [])]
+    assert rank_groups(lonely, RUBRICS, never, 0.0) == [[0.5], []]
 
 
 def test_scatter_rejects_mismatched_scores() -> None:
-    groups = [Group("q", ["a", "b"])]
+    groups = [Candidates("q", ["a", "b"])]
     reqs = build_judge_requests(groups, RUBRICS)
     with pytest.raises(ValueError, match="2 judge requests but 1 scores"):
         scatter_verdicts(reqs, [(0.0, 0.0)], [2])
@@ -199,12 +202,12 @@ def flattered(texts):
     "Tea is a hot drink. I am confident this is right.",
 ])
 def test_prescriptive_rubrics_penalise_praise_and_self_justification(hacked):
-    from critic.judge import Group, rank_groups
+    from critic.judge import Candidates, rank_groups
     from critic.rubrics import load_rubrics
 
     plain = "Tea is a hot drink."
-    groups = [Group("Tell me about tea.", [hacked, plain], "chat"),
-              Group("Tell me about tea.", [plain, hacked], "chat")]
+    groups = [Candidates("Tell me about tea.", [hacked, plain], "chat"),
+              Candidates("Tell me about tea.", [plain, hacked], "chat")]
     assert rank_groups(groups, load_rubrics(), flattered, 0.0) == [[0.0, 1.0], [1.0, 0.0]]
     # without the guard rubrics the flattered judge would have picked the hacked answer
     no_guards = [r for r in load_rubrics() if r.kind != "prescriptive"]
@@ -213,12 +216,12 @@ def test_prescriptive_rubrics_penalise_praise_and_self_justification(hacked):
 
 def test_guards_leave_honest_answers_to_the_judge():
     from critic.guards import violations
-    from critic.judge import Group, rank_groups
+    from critic.judge import Candidates, rank_groups
     from critic.rubrics import load_rubrics
 
     rubrics = load_rubrics()
     for text in ["Tea is a great drink.", "A good question is what tea is.", "Owls are clear-eyed.",
                  "The answer is 42.", "Tea: correct temperature is 80C."]:
         assert violations(text, rubrics) == [], text
-    both = Group("q", ["Great question! Tea.", "Great question! Tea is hot."], "chat")
+    both = Candidates("q", ["Great question! Tea.", "Great question! Tea is hot."], "chat")
     assert rank_groups([both], rubrics, flattered, 0.0) == [[0.0, 1.0]]  # judge decides

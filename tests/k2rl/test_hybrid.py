@@ -217,3 +217,40 @@ def test_bucketed_weight_push_loads_every_bucket(worker):
     sync = engine.push_weights(worker.llm, worker.model, bucket_bytes=2 ** 20)  # ~14 buckets
     assert sync["sync_bytes"] == 4 * worker.param_count()
     assert trainer_engine_gap(worker) < 1e-4  # the tied output head included
+
+
+def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
+    """controller.loop only uses WORKER_API, so one in-process HybridWorker can stand in for a
+    WorkerGroup: two steps with a real redis-server. The k2rl modules that one iteration runs
+    (from step 1's stored rollouts to step 2's) are recorded and printed."""
+    import sys
+    from dataclasses import replace
+
+    from k2rl import controller
+    from k2rl.store import RunStore, connect, start_redis
+
+    cfg = replace(worker.cfg, train=replace(worker.cfg.train, steps=2),
+                  eval=replace(worker.cfg.eval, every=2, prompts_per_task=4))
+    touched = set()
+
+    def profile(frame, event, arg):
+        name = frame.f_code.co_filename
+        if event == "call" and "/k2rl/" in name and "/tests/" not in name:
+            touched.add(name.rsplit("/", 1)[1])
+
+    def on_stored(step, workers):
+        assert workers is worker and step in (1, 2)
+        sys.setprofile(profile if step == 1 else None)
+
+    start = {k: v.clone() for k, v in worker.model.state_dict().items()}
+    with start_redis(tmp_path) as server:
+        store = RunStore(connect(server.url), "inproc")
+        summary = controller.loop(cfg, tmp_path, store, worker, {}, on_stored)
+        assert store.rollout_count() == 2 * 4 * 2 and store.state()["last_step"] == 2
+        assert [g.id for g in store.rollouts(2)] == ["2:0", "2:1", "2:2", "2:3"]
+    assert set(summary["heldout_after"]) >= {"heldout/all/accuracy"}
+    print("k2rl modules one iteration runs:", len(touched), sorted(touched))
+    assert {"controller.py", "sampling.py", "rollout.py", "trainer.py", "store.py"} <= touched
+    worker.model.load_state_dict(start)
+    worker.sync()
+    fresh_optimizers(worker)

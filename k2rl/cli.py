@@ -26,11 +26,11 @@ from k2rl.registry import load_envs
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from k2rl.controller import RunError
-    from k2rl.store import MissingServiceError
+    from k2rl.store import MissingServiceError, StaleRunError
 
     try:
         return args.func(args)
-    except (ConfigError, RunError, MissingServiceError, FileNotFoundError) as e:
+    except (ConfigError, RunError, MissingServiceError, StaleRunError, FileNotFoundError) as e:
         print(f"k2rl: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -42,6 +42,10 @@ class MissingServiceError(RuntimeError):
     """Redis is not installed, did not start, or cannot be reached."""
 
 
+class StaleRunError(RuntimeError):
+    """The run's stored rollouts were written in a layout this k2rl does not read."""
+
+
 # --------------------------------------------------------------------------- server
 
 
@@ -240,7 +244,7 @@ class RunStore:
         """Groups in write order: all of them, or those of one step."""
         wanted = None if step is None else str(step)
         return [
-            Group.from_dict(json.loads(fields["data"]))
+            self._group(json.loads(fields["data"]))
             for fields in self._read_stream("rollouts")
             if wanted is None or fields["step"] == wanted
         ]
@@ -252,7 +256,7 @@ class RunStore:
     def carry(self) -> list[Group]:
         """Groups carried to the next step by partial rollouts (some member still paused)."""
         raw = self.client.get(self.key("carry"))
-        return [Group.from_dict(g) for g in json.loads(raw)] if raw else []
+        return [self._group(g) for g in json.loads(raw)] if raw else []
 
     def rollout_count(self) -> int:
         """Trajectories written, over all steps."""
@@ -332,6 +336,14 @@ class RunStore:
         return rates
 
     # -- helpers
+
+    def _group(self, data: dict) -> Group:
+        if "request" not in data:  # one trajectory per entry: written before groups were typed
+            raise StaleRunError(
+                f"run {self.run_id} stored its rollouts in the layout of an earlier k2rl (one "
+                "trajectory per entry, not one group); resume it with that version or start "
+                "it again")
+        return Group.from_dict(data)
 
     def _read_stream(self, name: str) -> list[dict[str, str]]:
         """All entries' fields of a stream, in order, fetched page by page."""

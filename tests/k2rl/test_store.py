@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.store import MissingServiceError, RedisServer, RunStore, connect, start_redis
+from k2rl.store import (MissingServiceError, RedisServer, RunStore, StaleRunError, connect,
+                        start_redis)
 
 
 @pytest.fixture
@@ -99,6 +100,15 @@ def test_carried_groups_are_replaced_with_the_step(store: RunStore) -> None:
     assert store.carry() == [paused] and store.carry()[0].paused
     store.add_rollouts(2, [traj("b")], carry=[])
     assert store.carry() == [] and store.rollout_count() == 2
+
+
+def test_rollouts_of_an_earlier_layout_are_one_clear_error(store: RunStore) -> None:
+    """Before groups were typed, each stream entry held one trajectory dict."""
+    store.client.xadd(store.key("rollouts"), {"step": 1, "traj_id": "1:0:0",
+                                              "data": '{"traj_id": "1:0:0", "reward": 1.0}'})
+    with pytest.raises(StaleRunError, match="run run1 stored its rollouts in the layout of an "
+                                            "earlier k2rl"):
+        store.rollouts(1)
 
 
 def test_add_rollouts_of_a_non_group_writes_nothing(store: RunStore) -> None:

@@ -1,35 +1,98 @@
-"""Chat formatting as token ids, shared by the warm-start, the rollout and the trainer.
+"""Chat layout as token ids, from the model's own chat template.
 
-A conversation is `<|user|>text<|eos|><|assistant|>reply<|eos|><|tool|>result<|eos|><|assistant|>...`.
-The rollout works on token ids rather than re-rendered text, so the trainer scores exactly the
-tokens vLLM sampled. The tokenizer's chat template (k2rl.model) renders the same layout.
+Every model lays out a conversation with its tokenizer's chat template (`apply_chat_template`);
+k2rl assumes no special tokens of its own. A prompt is the template's rendering of the
+conversation with the generation prompt. Multi-turn rollouts stay token-in / token-out: after a
+tool result, the ids appended to the exact ids the engine sampled are the template's rendering
+of the conversation with the tool message minus its rendering without it (the "delta"), counted
+from the end of the model's own turn, so nothing the model produced is re-tokenised. The ids
+of a whole conversation built this way equal the tokenised full rendering (tested with a
+ChatML and a Llama-3 layout). A turn ends with a stop token: the tokenizer's EOS or any of
+`generation_config.eos_token_id` (`stop_ids`).
 """
 from __future__ import annotations
 
-def role_token(tokenizer, role: str) -> int:
-    return tokenizer.convert_tokens_to_ids(f"<|{role}|>")
+Messages = list[dict]
 
 
 def text_ids(tokenizer, text: str) -> list[int]:
     return tokenizer.encode(text, add_special_tokens=False)
 
 
-def prompt_ids(tokenizer, user_text: str, reply_role: str = "assistant") -> list[int]:
-    """Token ids of a first user turn followed by the turn marker of the reply (the
-    assistant's, or the judge's: k2rl.self_critique.judge_prompt_ids)."""
-    return ([role_token(tokenizer, "user")] + text_ids(tokenizer, user_text)
-            + [tokenizer.eos_token_id, role_token(tokenizer, reply_role)])
+def render(tokenizer, messages: Messages, generation_prompt: bool) -> str:
+    return tokenizer.apply_chat_template(messages, tokenize=False,
+                                         add_generation_prompt=generation_prompt)
 
 
-def observation_ids(tokenizer, obs: str, closed: bool) -> list[int]:
-    """Ids that follow an assistant reply: a tool message and the next assistant marker.
+def as_messages(conversation: str | Messages) -> Messages:
+    """A user text is a conversation of one user message."""
+    if isinstance(conversation, str):
+        return [{"role": "user", "content": conversation}]
+    return conversation
 
-    `closed` says whether the reply already ended with <|eos|> (a reply cut at the token budget
-    has none, and one is added so the layout stays well-formed).
+
+def prompt_ids(tokenizer, conversation: str | Messages) -> list[int]:
+    """Token ids of the conversation so far, ending where the assistant's reply begins."""
+    return text_ids(tokenizer, render(tokenizer, as_messages(conversation), True))
+
+
+def turn_ids(tokenizer, conversation: str | Messages) -> list[int]:
+    """Token ids of the conversation so far, without a generation prompt."""
+    return text_ids(tokenizer, render(tokenizer, as_messages(conversation), False))
+
+
+def stop_ids(tokenizer, generation_config=None) -> set[int]:
+    """The ids that end a reply: the tokenizer's EOS and the model's `eos_token_id` (one id or
+    a list, from generation_config.json or config.json)."""
+    ids = {tokenizer.eos_token_id} - {None}
+    eos = getattr(generation_config, "eos_token_id", None)
+    ids |= set(eos) if isinstance(eos, (list, tuple)) else {eos} - {None}
+    return ids
+
+
+def observation_ids(tokenizer, messages: Messages, observation: str, end: int | None) -> list[int]:
+    """Ids that follow the model's last reply: a tool message and the next reply's opening.
+
+    `messages` is the conversation up to and including that reply; `end` is the stop token
+    that closed it, or None if it was cut at the token budget (then the tokenizer's EOS is
+    added, so the layout stays well-formed).
     """
-    head = [] if closed else [tokenizer.eos_token_id]
-    return (head + [role_token(tokenizer, "tool")] + text_ids(tokenizer, obs)
-            + [tokenizer.eos_token_id, role_token(tokenizer, "assistant")])
+    return delta_ids(tokenizer, messages, [{"role": "tool", "content": observation}], end)
+
+
+def delta_ids(tokenizer, messages: Messages, new: Messages, end: int | None) -> list[int]:
+    """The template's rendering of `messages + new` with the generation prompt, minus its
+    rendering of `messages`, counted from the stop token `end` that closed the last reply."""
+    before = render(tokenizer, messages, False)
+    after = render(tokenizer, messages + new, True)
+    if not after.startswith(before):
+        raise ValueError(f"the chat template of {tokenizer.name_or_path or 'this model'} does not "
+                         "render a conversation as a prefix of its continuation, so multi-turn "
+                         "ids cannot grow by deltas")
+    closing = tokenizer.convert_ids_to_tokens(end if end is not None else tokenizer.eos_token_id)
+    cut = before.rfind(closing)
+    tail = before[cut + len(closing):] if cut >= 0 else ""  # template text after the stop token
+    head = [] if end is not None else [tokenizer.eos_token_id]
+    return head + text_ids(tokenizer, tail + after[len(before):])
+
+
+def conversation_ids(tokenizer, messages: Messages) -> tuple[list[int], list[int]]:
+    """(ids, mask) of a conversation laid out as a rollout lays it out; mask is 1 on the
+    assistant's tokens (its text and the EOS that ends each of its turns)."""
+    first = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    ids = prompt_ids(tokenizer, messages[:first])
+    mask = [0] * len(ids)
+    i = first
+    while i < len(messages):
+        if messages[i]["role"] == "assistant":
+            part = text_ids(tokenizer, messages[i]["content"]) + [tokenizer.eos_token_id]
+            ids, mask, i = ids + part, mask + [1] * len(part), i + 1
+            continue
+        j = next((n for n in range(i, len(messages)) if messages[n]["role"] == "assistant"),
+                 len(messages))
+        part = delta_ids(tokenizer, messages[:i], messages[i:j], tokenizer.eos_token_id)
+        ids, mask, i = ids + part, mask + [0] * len(part), j
+    return ids, mask
 
 
 def reply_text(tokenizer, ids: list[int]) -> str:

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from k2rl import distributed, engine
+from k2rl.chat import stop_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.group import Group, Request
@@ -46,6 +47,7 @@ class HybridWorker:
         device, dtype = cfg.ray.device, cfg.model.dtype
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype)).to(device).eval()
+        self.stops = stop_ids(self.tokenizer, self.model.generation_config)
         self.rank, self.world = rank, world
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
                                        dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
@@ -93,7 +95,7 @@ class HybridWorker:
             return engine.generate(self.llm, prompts, max_tokens, temperatures, r.top_p)
 
         return rollout(requests, self.tokenizer, generate, step, r.truncation_penalty,
-                       r.max_model_len, r.partial_budget if partial else 0, carried)
+                       r.max_model_len, r.partial_budget if partial else 0, carried, self.stops)
 
     def judge(self, groups: list[Group]) -> list[Group]:
         """The critic-rewarded groups get their pairwise win rates (k2rl.self_critique)."""

@@ -14,18 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
-from k2rl.chat import role_token, text_ids
+from k2rl.chat import conversation_ids
 from k2rl.config import ConfigError
 
 
 def encode_messages(tokenizer, messages: list[dict]) -> tuple[list[int], list[int]]:
-    """(ids, mask) of a conversation laid out as k2rl.chat does; mask 1 on assistant tokens."""
-    ids, mask = [], []
-    for m in messages:
-        body = text_ids(tokenizer, m["content"]) + [tokenizer.eos_token_id]
-        ids += [role_token(tokenizer, m["role"])] + body
-        mask += [0] + [int(m["role"] == "assistant")] * len(body)
-    return ids, mask
+    """(ids, mask) of a conversation in the model's chat layout; mask 1 on assistant tokens."""
+    return conversation_ids(tokenizer, messages)
 
 
 def parse_line(line: str, where: str) -> list[dict]:

@@ -23,7 +23,7 @@ from typing import Callable
 import gymnasium
 
 import envs  # noqa: F401  (registers the k2rl environments)
-from k2rl.chat import observation_ids, prompt_ids, reply_text
+from k2rl.chat import observation_ids, prompt_ids, reply_text, stop_ids
 from k2rl.group import Group, Request, Status, Trajectory
 
 
@@ -111,13 +111,15 @@ def _replay(env, obs: str, t: Trajectory) -> None:
 
 def rollout(requests: list[Request], tokenizer, generate: Generate, step: int = 0,
             truncation_penalty: float = 0.0, max_len: int = 256, partial_budget: int = 0,
-            carried: list[Group] = ()) -> list[Group]:
+            carried: list[Group] = (), stops: set[int] | None = None) -> list[Group]:
     """Play `req.k` episodes per request, plus the paused members of `carried` groups, until
     each ends or pauses.
 
     Each request samples at its own temperature; all live episodes still share one generate
     call per turn. Carried groups come first in the result, then one new group per request.
+    `stops`: the ids that end a reply (k2rl.chat.stop_ids; None: the tokenizer's EOS).
     """
+    stops = stops or stop_ids(tokenizer)
     carried = list(carried)
     episodes = [e for g in carried for e in resume_group(g)]
     groups = []
@@ -129,14 +131,15 @@ def rollout(requests: list[Request], tokenizer, generate: Generate, step: int = 
         max_tokens = [e.room(max_len, partial_budget) for e in live]
         outputs = generate([e.traj.ids for e in live], max_tokens, [e.temperature for e in live])
         for episode, (tokens, logps) in zip(live, outputs):
-            _advance(episode, tokens, logps, tokenizer, truncation_penalty, max_len, partial_budget)
+            _advance(episode, tokens, logps, tokenizer, stops, truncation_penalty, max_len,
+                     partial_budget)
             if partial_budget and episode.live and episode.generated >= partial_budget:
                 episode.traj.status = Status.PAUSED
     return carried + groups
 
 
-def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, penalty: float,
-             max_len: int, partial_budget: int = 0) -> None:
+def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stops: set[int],
+             penalty: float, max_len: int, partial_budget: int = 0) -> None:
     """Append generated tokens; once the reply is complete, step the environment with it.
 
     A reply that stopped at the per-call partial budget (not at the end-of-turn token or the
@@ -149,7 +152,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, pena
     t.logp_engine += logps
     t.n_tokens += len(tokens)
     e.generated += len(tokens)
-    closed = bool(tokens) and tokens[-1] == tokenizer.eos_token_id
+    closed = bool(tokens) and tokens[-1] in stops
     over = t.n_tokens >= e.budget or len(t.ids) >= max_len
     if not closed and not over and partial_budget and e.generated >= partial_budget:
         return  # paused mid-reply by the caller
@@ -170,7 +173,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, pena
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
         return
+    t.ids += observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None)
     t.messages.append({"role": "tool", "content": obs})
-    t.ids += observation_ids(tokenizer, obs, closed)
     t.mask += [0] * (len(t.ids) - len(t.mask))
     t.reply_start = len(t.ids)

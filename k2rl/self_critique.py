@@ -20,7 +20,7 @@ import numpy as np
 from critic.judge import VERDICTS, Candidates, judge_text, rank_groups
 from critic.pairs import Pair, judge_examples, pairs_from_group, split_of_pair
 from critic.rubrics import Rubric, rubrics_for
-from k2rl.chat import prompt_ids, text_ids
+from k2rl.chat import prompt_ids, text_ids, turn_ids
 from k2rl.group import Group, Trajectory
 
 # ---------------------------------------------------------------- the judge's layout
@@ -39,8 +39,11 @@ def judge_role(tokenizer) -> str:
 
 
 def judge_prompt_ids(tokenizer, judge_text: str) -> list[int]:
-    """Token ids of a judge message (critic.judge.judge_text) up to the verdict's turn marker."""
-    return prompt_ids(tokenizer, judge_text, judge_role(tokenizer))
+    """Token ids of a judge message (critic.judge.judge_text) up to the verdict's turn marker:
+    the user turn in the model's chat layout, then <|critic|> or the assistant's opening."""
+    if judge_role(tokenizer) == "critic":
+        return turn_ids(tokenizer, judge_text) + [tokenizer.convert_tokens_to_ids("<|critic|>")]
+    return prompt_ids(tokenizer, judge_text)
 
 
 def judge_example_ids(tokenizer, judge_text: str, verdict: str) -> tuple[list[int], list[int]]:

@@ -31,16 +31,20 @@ def make_demo_envs(cfg: ModelConfig) -> list:
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
-    ids = prompt_ids(tokenizer, obs)
+    messages = [{"role": "user", "content": obs}]
+    ids = prompt_ids(tokenizer, messages)
     mask = [0] * len(ids)
     terminated = truncated = False
     while not (terminated or truncated):
         reply = text_ids(tokenizer, env.expert_action(rng)) + [tokenizer.eos_token_id]
         ids += reply
         mask += [1] * len(reply)
-        obs, _, terminated, truncated, _ = env.step(tokenizer.decode(reply, skip_special_tokens=True))
+        text = tokenizer.decode(reply, skip_special_tokens=True)
+        messages.append({"role": "assistant", "content": text})
+        obs, _, terminated, truncated, _ = env.step(text)
         if not (terminated or truncated):
-            tail = observation_ids(tokenizer, obs, closed=True)
+            tail = observation_ids(tokenizer, messages, obs, tokenizer.eos_token_id)
+            messages.append({"role": "tool", "content": obs})
             ids += tail
             mask += [0] * len(tail)
     return ids, mask

@@ -31,14 +31,13 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
 
 
 def test_the_verdict_has_its_own_turn_and_falls_back_to_the_assistant_s():
-    from k2rl.chat import role_token
     from k2rl.self_critique import judge_example_ids, judge_prompt_ids, judge_role
 
     tok = build_tokenizer()
     assert judge_role(tok) == "critic"
     ids = judge_prompt_ids(tok, "Q: 1+1= A: 2 B: 3 Better?")
     assert tok.decode(ids) == "<|user|>Q: 1+1= A: 2 B: 3 Better?<|eos|><|critic|>"
-    assert role_token(tok, "assistant") not in ids  # a policy reply never starts here
+    assert tok.convert_tokens_to_ids("<|assistant|>") not in ids  # a policy reply never starts here
     full, mask = judge_example_ids(tok, "Q: 1+1= A: 2 B: 3 Better?", "A")
     assert full[:len(ids)] == ids and full[len(ids):] == [tok.convert_tokens_to_ids("A"), tok.eos_token_id]
     assert mask == [0] * len(ids) + [1, 1]
@@ -59,6 +58,9 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
 
         def encode(self, text, add_special_tokens=False):
             return tok.encode(text, add_special_tokens=add_special_tokens)
+
+        def apply_chat_template(self, *args, **kwargs):
+            return tok.apply_chat_template(*args, **kwargs)
 
     other = NoCritic()
     assert judge_role(other) == "assistant"

@@ -1,0 +1,62 @@
+"""Tokenizers of other chat layouts, built here (nothing is downloaded): a byte-level BPE with
+a ChatML template (Qwen2.5 style, tool results in a user turn) and one with a Llama-3 template
+(BOS from the template, `<|eot_id|>` ends a turn, no pad token)."""
+from __future__ import annotations
+
+from functools import cache
+
+CORPUS = [
+    "What is 12+7? Answer with a number.", "List fruits. lowercase, max 3 words, include 'fig'.",
+    "Tell me about tea. Tea is a hot drink.", "calc(12*13) 156 The answer is 156.",
+    "Pop of Avon + pop of Bex? get(Avon,pop) 120", "<tool_call>{\"name\": \"calc\"}</tool_call>",
+    "system You are a helpful assistant. user assistant tool ipython",
+] * 20
+
+CHATML = (
+    "{% for m in messages %}"
+    "{% if m['role'] == 'tool' %}<|im_start|>user\n<tool_response>\n{{ m['content'] }}\n"
+    "</tool_response><|im_end|>\n"
+    "{% else %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+LLAMA3 = (
+    "{{ bos_token }}"
+    "{% for m in messages %}"
+    "{% set role = 'ipython' if m['role'] == 'tool' else m['role'] %}"
+    "<|start_header_id|>{{ role }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"
+)
+
+
+def _bpe(special: list[str], vocab_size: int = 400):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=special,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    core.train_from_iterator(CORPUS, trainer)
+    return core
+
+
+@cache
+def chatml_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    core = _bpe(["<|endoftext|>", "<|im_start|>", "<|im_end|>"])
+    return PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|im_end|>",
+                                   pad_token="<|endoftext|>", chat_template=CHATML)
+
+
+@cache
+def llama3_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    core = _bpe(["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>",
+                 "<|end_header_id|>", "<|eot_id|>"])
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|begin_of_text|>",
+                                   eos_token="<|eot_id|>", chat_template=LLAMA3)

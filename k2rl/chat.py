@@ -95,5 +95,11 @@ def conversation_ids(tokenizer, messages: Messages) -> tuple[list[int], list[int
     return ids, mask
 
 
+def pad_id(tokenizer) -> int:
+    """The id that right-pads a batch: the tokenizer's pad token, or its EOS if it has none
+    (Llama 3 has none); padded positions are masked out of every loss anyway."""
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+
+
 def reply_text(tokenizer, ids: list[int]) -> str:
     return tokenizer.decode(ids, skip_special_tokens=True)

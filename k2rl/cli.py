@@ -99,6 +99,10 @@ def cmd_train(args) -> int:
         overrides = [*overrides, f"ray.address={args.ray_address}"]
     cfg = load_config(path, overrides)
     load_envs(cfg)
+    if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
+        from k2rl.model import check_model_dir
+
+        check_model_dir(cfg.model.path)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
         from k2rl.ptx import read_ptx
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from k2rl import distributed, engine
-from k2rl.chat import stop_ids
+from k2rl.chat import pad_id, stop_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.group import Group, Request
@@ -48,6 +48,7 @@ class HybridWorker:
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype)).to(device).eval()
         self.stops = stop_ids(self.tokenizer, self.model.generation_config)
+        self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
                                        dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
@@ -125,11 +126,11 @@ class HybridWorker:
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
         if not c.lr:  # the verdict NLL joins the policy loss
             aux["critic"] = (judge, c.weight, len(judge))
-        metrics = update(self.model, self.optimizers, groups, t, self.tokenizer.pad_token_id,
+        metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
         if c.lr and critic_examples is not None:  # its own step at its own learning rate
             metrics["critic_loss"] = critic_step(self.model, self.critic_opt, judge,
-                                                 self.tokenizer.pad_token_id, t.grad_clip)
+                                                 self.pad_id, t.grad_clip)
         return {**metrics, "lr": lr, **colocation}
 
     def sync(self) -> dict:

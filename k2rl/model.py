@@ -98,5 +98,36 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     return out
 
 
+def check_model_dir(path: str | Path, key: str = "model.path") -> None:
+    """A clear ConfigError, before any service starts, for a model folder k2rl cannot use: one
+    that is missing, is not a Hugging Face model, has an architecture vLLM cannot load, or has
+    a tokenizer without a chat template."""
+    from k2rl.config import ConfigError
+
+    path = Path(path)
+    if not path.is_dir():
+        raise ConfigError(f"{key} {path} does not exist (or is not a folder)")
+    if not (path / "config.json").exists():
+        raise ConfigError(f"{key} {path} is not a Hugging Face model folder (no config.json)")
+    archs = json.loads((path / "config.json").read_text()).get("architectures") or []
+    from vllm import ModelRegistry
+
+    supported = set(ModelRegistry.get_supported_archs())
+    if not archs or not set(archs) & supported:
+        raise ConfigError(f"{key} {path} is a {'/'.join(archs) or 'model of no architecture'} "
+                          "model, which vLLM cannot load (config.json names no architecture it "
+                          "supports)")
+    from transformers import AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except Exception as e:  # noqa: BLE001  (any loader failure is the same user error)
+        raise ConfigError(f"{key} {path} has no tokenizer transformers can load: "
+                          f"{type(e).__name__}: {e}") from None
+    if not tokenizer.chat_template:
+        raise ConfigError(f"the tokenizer in {key} {path} has no chat template: add one as "
+                          "\"chat_template\" in tokenizer_config.json or as chat_template.jinja")
+
+
 def param_count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())

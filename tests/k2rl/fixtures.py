@@ -60,3 +60,38 @@ def llama3_tokenizer():
                  "<|end_header_id|>", "<|eot_id|>"])
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|begin_of_text|>",
                                    eos_token="<|eot_id|>", chat_template=LLAMA3)
+
+
+def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int):
+    """A tiny randomly initialised model of `arch` ("qwen2" or "llama") with `tokenizer`, saved
+    as a Hugging Face folder; its generation_config names `eos`."""
+    import torch
+    from transformers import (GenerationConfig, LlamaConfig, LlamaForCausalLM, Qwen2Config,
+                              Qwen2ForCausalLM)
+
+    torch.manual_seed(0)
+    sizes = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                 num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                 max_position_embeddings=512, tie_word_embeddings=tie,
+                 bos_token_id=tokenizer.bos_token_id, eos_token_id=eos,
+                 pad_token_id=tokenizer.pad_token_id)
+    config, cls = {"qwen2": (Qwen2Config, Qwen2ForCausalLM),
+                   "llama": (LlamaConfig, LlamaForCausalLM)}[arch]
+    model = cls(config(**sizes))
+    model.generation_config = GenerationConfig(eos_token_id=eos, bos_token_id=sizes["bos_token_id"])
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def qwen2_dir(folder):
+    """Qwen2 with the ChatML byte-level BPE tokenizer, tied embeddings, a pad token."""
+    tok = chatml_tokenizer()
+    return save_model(folder, tok, "qwen2", True, tok.eos_token_id)
+
+
+def llama3_dir(folder):
+    """Llama with the Llama-3 layout: untied embeddings, no pad token, two stop ids."""
+    tok = llama3_tokenizer()
+    return save_model(folder, tok, "llama", False,
+                      [tok.convert_tokens_to_ids("<|end_of_text|>"), tok.eos_token_id])

@@ -71,6 +71,8 @@ class TextEnv(gymnasium.Env[str, str]):
     budget: int  # default max tokens the model may produce over all turns
     max_turns: int  # model turns before the episode ends without an answer
     reward_name: str  # the rewards/ verifier scoring the final answer
+    # JSON schemas of the env's tools, for chat templates that list them (envs.tool_calls)
+    tools: tuple[dict, ...] = ()
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode is not None:

@@ -1,8 +1,9 @@
 """Multi-turn tool use: two-digit multiplication with a calculator ("k2rl/Calculator-v0").
 
-The prompt is ``"37*48="``. An action ``calc(EXPR)`` calls the calculator and
-the env replies with the result (e.g. ``"1776"``); any other action is the
-final answer. A small model cannot multiply in its head, so reward comes from
+The prompt is ``"37*48="``. An action ``calc(EXPR)`` (or the JSON form
+``<tool_call>{"name": "calc", "arguments": {"expression": EXPR}}</tool_call>``,
+envs.tool_calls) calls the calculator and the env replies with the result (e.g.
+``"1776"``); any other action is the final answer. A small model cannot multiply in its head, so reward comes from
 learning to call the tool and copy its result.
 """
 
@@ -14,6 +15,7 @@ import re
 import numpy as np
 
 from envs.base import Problem, TextEnv
+from envs.tool_calls import plain_call, schema
 
 OPERAND_MIN, OPERAND_MAX = 10, 99
 TOOL_CALL = re.compile(r"^\s*calc\((.*)\)\s*$")
@@ -74,6 +76,8 @@ class CalculatorEnv(TextEnv):
     budget = 24
     max_turns = 3
     reward_name = "exact_int"
+    tools = (schema("calc", "Evaluate integer arithmetic with + - * and parentheses.",
+                    expression="the expression, e.g. 37*48"),)
 
     def __init__(self, tool_rate: float = 0.5, render_mode: str | None = None) -> None:
         if not 0.0 <= tool_rate <= 1.0:
@@ -86,7 +90,7 @@ class CalculatorEnv(TextEnv):
         return Problem(key=f"calc:{a}*{b}", prompt=f"{a}*{b}=", answer=a * b)
 
     def _step(self, action: str) -> str | None:
-        call = TOOL_CALL.match(action)
+        call = TOOL_CALL.match(plain_call(action))
         if call is None:
             return None  # not a tool call: the final answer
         value = evaluate(call.group(1))

@@ -22,6 +22,7 @@ import numpy as np
 from envs.base import Problem, TextEnv
 from envs.calculator import TOOL_ERROR as CALC_ERROR
 from envs.calculator import evaluate
+from envs.tool_calls import plain_call, schema
 
 # Made-up facts: populations (thousands) and areas (square km). Names are at
 # most 4 letters so that a whole episode fits the 48-token budget.
@@ -85,7 +86,9 @@ def normalise(call: str) -> str:
 
 
 def call_tool(action: str) -> str | None:
-    """The tool's reply if ``action`` attempts a call, else None (a final answer)."""
+    """The tool's reply if ``action`` attempts a call (plain or JSON form), else None (a final
+    answer)."""
+    action = plain_call(action)
     if not TOOL_START.match(action):
         return None
     call = TOOL_CALL.match(action)
@@ -105,6 +108,10 @@ class LookupEnv(TextEnv):
     budget = 48
     max_turns = 4
     reward_name = "exact_int"
+    tools = (schema("get", "A fact about a city.", city="the city, e.g. Avon",
+                    field="the fact: pop or area"),
+             schema("calc", "Evaluate integer arithmetic with + - * and parentheses.",
+                    expression="the expression, e.g. 120+75"))
 
     def _draw(self) -> Problem:
         rng = self.np_random
@@ -129,7 +136,7 @@ class LookupEnv(TextEnv):
         # The transcript alternates user, assistant, tool, assistant, tool, ...
         for action, reply in zip(self._messages[1::2], self._messages[2::2]):
             if not reply["content"].startswith("error"):
-                seen[normalise(action["content"])] = int(reply["content"])
+                seen[normalise(plain_call(action["content"]))] = int(reply["content"])
         return seen
 
     def expert_action(self, rng: np.random.Generator) -> str:

@@ -19,9 +19,10 @@ def text_ids(tokenizer, text: str) -> list[int]:
     return tokenizer.encode(text, add_special_tokens=False)
 
 
-def render(tokenizer, messages: Messages, generation_prompt: bool) -> str:
-    return tokenizer.apply_chat_template(messages, tokenize=False,
-                                         add_generation_prompt=generation_prompt)
+def render(tokenizer, messages: Messages, generation_prompt: bool, tools=None) -> str:
+    """The template's text of `messages`; `tools` (JSON schemas) for templates that list them."""
+    return tokenizer.apply_chat_template(messages, tools=list(tools) if tools else None,
+                                         tokenize=False, add_generation_prompt=generation_prompt)
 
 
 def as_messages(conversation: str | Messages) -> Messages:
@@ -31,9 +32,9 @@ def as_messages(conversation: str | Messages) -> Messages:
     return conversation
 
 
-def prompt_ids(tokenizer, conversation: str | Messages) -> list[int]:
+def prompt_ids(tokenizer, conversation: str | Messages, tools=None) -> list[int]:
     """Token ids of the conversation so far, ending where the assistant's reply begins."""
-    return text_ids(tokenizer, render(tokenizer, as_messages(conversation), True))
+    return text_ids(tokenizer, render(tokenizer, as_messages(conversation), True, tools))
 
 
 def turn_ids(tokenizer, conversation: str | Messages) -> list[int]:
@@ -50,21 +51,23 @@ def stop_ids(tokenizer, generation_config=None) -> set[int]:
     return ids
 
 
-def observation_ids(tokenizer, messages: Messages, observation: str, end: int | None) -> list[int]:
+def observation_ids(tokenizer, messages: Messages, observation: str, end: int | None,
+                    tools=None) -> list[int]:
     """Ids that follow the model's last reply: a tool message and the next reply's opening.
 
     `messages` is the conversation up to and including that reply; `end` is the stop token
     that closed it, or None if it was cut at the token budget (then the tokenizer's EOS is
     added, so the layout stays well-formed).
     """
-    return delta_ids(tokenizer, messages, [{"role": "tool", "content": observation}], end)
+    return delta_ids(tokenizer, messages, [{"role": "tool", "content": observation}], end, tools)
 
 
-def delta_ids(tokenizer, messages: Messages, new: Messages, end: int | None) -> list[int]:
+def delta_ids(tokenizer, messages: Messages, new: Messages, end: int | None,
+              tools=None) -> list[int]:
     """The template's rendering of `messages + new` with the generation prompt, minus its
     rendering of `messages`, counted from the stop token `end` that closed the last reply."""
-    before = render(tokenizer, messages, False)
-    after = render(tokenizer, messages + new, True)
+    before = render(tokenizer, messages, False, tools)
+    after = render(tokenizer, messages + new, True, tools)
     if not after.startswith(before):
         raise ValueError(f"the chat template of {tokenizer.name_or_path or 'this model'} does not "
                          "render a conversation as a prefix of its continuation, so multi-turn "

@@ -72,7 +72,7 @@ def start_group(req: Request, step: int, tokenizer) -> tuple[Group, list[_Episod
         env, obs, info = _make_env(req)
         traj = Trajectory(f"{group.id}:{i}", req.env_id, info["task"], info["prompt_id"], i,
                           messages=[{"role": "user", "content": obs}])
-        traj.ids = prompt_ids(tokenizer, obs)
+        traj.ids = prompt_ids(tokenizer, obs, getattr(env, "tools", ()))
         traj.mask = [0] * len(traj.ids)
         traj.reply_start = len(traj.ids)
         group.trajectories.append(traj)
@@ -173,7 +173,8 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
         return
-    t.ids += observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None)
+    t.ids += observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
+                             getattr(e.env, "tools", ()))
     t.messages.append({"role": "tool", "content": obs})
     t.mask += [0] * (len(t.ids) - len(t.mask))
     t.reply_start = len(t.ids)

@@ -76,3 +76,25 @@ def test_a_template_whose_continuation_rewrites_the_past_is_a_clear_error():
     msgs = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
     with pytest.raises(ValueError, match="prefix of its continuation"):
         observation_ids(bad, msgs, "c", bad.eos_token_id)
+
+
+TOOLS_TEMPLATE = (  # a ChatML template that lists the tools in a system turn, as Qwen2.5's does
+    "{% if tools %}<|im_start|>system\nTools: {{ tools | map(attribute='function.name') | join(',') }}"
+    "<|im_end|>\n{% endif %}"
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def test_an_environment_s_tools_reach_a_template_that_lists_them():
+    from envs.calculator import CalculatorEnv
+
+    tok = chatml_tokenizer()
+    tok = tok.__class__(tokenizer_object=tok.backend_tokenizer, eos_token="<|im_end|>",
+                        chat_template=TOOLS_TEMPLATE)
+    ids = prompt_ids(tok, "37*48=", CalculatorEnv.tools)
+    assert reply_text(tok, ids).startswith("system\nTools: calc")
+    msgs = [{"role": "user", "content": "37*48="}, {"role": "assistant", "content": "calc(37*48)"}]
+    delta = observation_ids(tok, msgs, "1776", tok.eos_token_id, CalculatorEnv.tools)
+    assert reply_text(tok, delta) == "\ntool\n1776\nassistant\n"  # the tools block is not repeated
+    assert prompt_ids(TOK, "37*48=", CalculatorEnv.tools) == prompt_ids(TOK, "37*48=")  # ignored

@@ -36,7 +36,7 @@ from k2rl.sampling import filter_pool, sample_requests
 from k2rl.schedules import temperature_at
 from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_examples
 from k2rl.store import RunStore, connect, start_redis
-from k2rl.worker_group import PlacementError, WorkerDied, WorkerGroup
+from k2rl.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
 
 # on_stored(step, workers): called once a step's rollouts are in Redis, before training on them.
 OnStored = Callable[[int, WorkerGroup], None]
@@ -270,7 +270,7 @@ def start_workers(cfg: Config, state: dict) -> WorkerGroup:
     opt_state = str(Path(ckpt) / "optimizer.pt") if ckpt else None
     try:
         return WorkerGroup.start(cfg, model_dir, opt_state)
-    except PlacementError as e:
+    except (PlacementError, WorkerStartError) as e:
         raise RunError(str(e)) from None
 
 

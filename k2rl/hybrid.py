@@ -53,6 +53,9 @@ class HybridWorker:
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
                                        dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
+        # One greedy token now, so that a model the engine loads but cannot run (an attention
+        # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
+        engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])
         self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
         self.optimizers = make_optimizer(self.model, cfg.train)
         self.critic_opt = (torch.optim.AdamW(self.model.parameters(), lr=cfg.critic.lr)

@@ -5,7 +5,8 @@ is tested without a model. It turns requests into groups (k2rl.group): each traj
 exact token ids the engine sampled (prompt, the model's replies, tool observations) with a mask
 that is 1 on the model's tokens, and the engine's log-prob of each of those tokens. The token
 budget counts all of the model's tokens in the episode: a reply cut at the budget ends the
-episode as TRUNCATED, with the `truncation` reward component.
+episode as TRUNCATED, with the `truncation` reward component, and so does a tool observation
+that would leave no room in the engine's `max_model_len`.
 
 Partial rollouts (k1.5): with `partial_budget` > 0 an episode that has generated that many
 tokens in this call is PAUSED (even mid-reply) and its group is returned unscored.
@@ -173,8 +174,12 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
         return
-    t.ids += observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
-                             getattr(e.env, "tools", ()))
+    tail = observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
+                           getattr(e.env, "tools", ()))
+    if len(t.ids) + len(tail) >= max_len:  # no room for the observation and a reply token
+        t.status, t.rewards["truncation"] = Status.TRUNCATED, penalty
+        return
+    t.ids += tail
     t.messages.append({"role": "tool", "content": obs})
     t.mask += [0] * (len(t.ids) - len(t.mask))
     t.reply_start = len(t.ids)

@@ -61,7 +61,7 @@ def make_scorer(llm, tokenizer):
     """score(texts) -> [(logp_A, logp_B), ...], one batched engine call per use."""
     from k2rl import engine
 
-    choices = [tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
+    choices = [text_ids(tokenizer, v)[0] for v in VERDICTS]  # what the tokenizer makes of them
 
     def score(texts: list[str]) -> list[tuple[float, float]]:
         if not texts:

@@ -28,6 +28,10 @@ class PlacementError(RuntimeError):
     """The cluster has no room for the workers' placement group."""
 
 
+class WorkerStartError(RuntimeError):
+    """A hybrid worker failed to start (its model, engine or trainer); the message says why."""
+
+
 class WorkerDied(RuntimeError):
     """A hybrid worker's process died (or was killed) during a call; the message is Ray's
     error type."""
@@ -71,6 +75,12 @@ class WorkerGroup:
         ).remote(model_dir, cfg, optimizer_state, i, n) for i in range(n)]
         table = ray.util.placement_group_table(pg).get("bundles_to_node_id", {})
         group = cls(actors, pg, [table.get(i, "") for i in range(n)])
+        try:  # a worker that cannot start (say, a model its engine cannot run) says so here
+            gather([a.param_count.remote() for a in actors])
+        except WorkerDied:
+            group.stop()
+            raise WorkerStartError(f"the hybrid workers could not start on model {model_dir}: "
+                                   f"{start_failure(actors)}") from None
         if n > 1:
             address = gather([actors[0].address.remote()])[0]
             gather([a.join.remote(address) for a in actors])
@@ -118,6 +128,19 @@ class WorkerGroup:
             ray.kill(a, no_restart=True)
         if self.placement is not None:
             ray.util.remove_placement_group(self.placement)
+
+
+def start_failure(actors: list) -> str:
+    """The last error line of a worker's failed start, from Ray's report of its death."""
+    import ray
+
+    for a in actors:
+        try:
+            ray.get(a.param_count.remote(), timeout=10)
+        except Exception as e:  # noqa: BLE001  (whatever Ray reports, we want its text)
+            lines = [x.strip() for x in str(e).splitlines() if "Error" in x and ":" in x]
+            return lines[-1] if lines else type(e).__name__
+    return "unknown error"
 
 
 def split(items: list, n: int) -> list[list]:

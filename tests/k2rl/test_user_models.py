@@ -83,3 +83,57 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
     metrics = update(model, make_optimizer(model, cfg), [group], cfg, pad_id(tok))
     assert torch.isfinite(torch.tensor(metrics["loss"])) and metrics["grad_norm"] > 0
     assert not torch.equal(head, model.lm_head.weight)  # the untied head is trained too
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("build", [qwen2_dir, llama3_dir], ids=["qwen2-chatml", "llama3"])
+def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
+    """`k2rl train` on a tool-use task with the model's own layout, engine and trainer log-probs
+    agreeing after every weight push; then `k2rl critic eval --model` on its checkpoint."""
+    import subprocess
+    import sys
+
+    from transformers import AutoTokenizer
+
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import prompt_ids
+    from tests.k2rl.test_train import ROOT, k2rl, read_store
+
+    model = build(tmp_path / "model")
+    k2rl("train", "configs/tiny.yaml", f"model.path={model}", "train.steps=2",
+         "eval.prompts_per_task=4", "tasks=[{id: k2rl/Calculator-v0}]",
+         f"log.run_dir={tmp_path}", "log.run_name=u")
+    rows = [json.loads(x) for x in (tmp_path / "u" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [0, 1, 2]
+    assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])
+    trajs, _, _ = read_store(tmp_path / "u")
+    tok = AutoTokenizer.from_pretrained(model)
+    for t in trajs:
+        start = prompt_ids(tok, t.messages[0]["content"], CalculatorEnv.tools)
+        assert t.ids[:len(start)] == start and t.mask[:len(start)] == [0] * len(start)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"prompt": "2+2=", "chosen": "4", "rejected": "5"}) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model",
+                           str(tmp_path / "u" / "checkpoints" / "step-00002"), "--pairs",
+                           str(pairs), "--json"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["n"] == 1 and 0.0 <= result["accuracy"] <= 1.0
+
+
+@pytest.mark.slow
+def test_a_model_the_engine_cannot_run_is_one_sentence_at_start(tmp_path):
+    """vLLM loads a model with 16-wide attention heads but its CPU kernels cannot run it: the
+    workers' one-token probe at start turns that into one sentence naming the model."""
+    from tests.k2rl.fixtures import chatml_tokenizer, save_model
+    from tests.k2rl.test_train import k2rl
+
+    model = save_model(tmp_path / "narrow", chatml_tokenizer(), "qwen2", True,
+                       chatml_tokenizer().eos_token_id, hidden=32)
+    proc = k2rl("train", "configs/tiny.yaml", f"model.path={model}", f"log.run_dir={tmp_path}",
+                check=False)
+    assert proc.returncode == 2
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"k2rl: error: the hybrid workers could not start on model {model}: ")
+    assert "head_dim=16" in line

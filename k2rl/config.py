@@ -189,6 +189,9 @@ class TrainConfig:
     """Curated samples per optimizer step."""
     seed: int = 0
     """Seed of prompt sampling and rollouts."""
+    gradient_checkpointing: bool = False
+    """Recompute each transformer block's activations in the backward pass instead of keeping
+    them (HF `gradient_checkpointing_enable`): less memory for a large model, more time."""
 
     def __post_init__(self) -> None:
         _positive(self, "steps", "inner_steps", "minibatches")

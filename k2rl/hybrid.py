@@ -47,6 +47,9 @@ class HybridWorker:
         device, dtype = cfg.ray.device, cfg.model.dtype
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype)).to(device).eval()
+        if cfg.train.gradient_checkpointing:
+            self.model.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False})
         self.stops = stop_ids(self.tokenizer, self.model.generation_config)
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
@@ -118,7 +121,7 @@ class HybridWorker:
         """
         from k2rl.self_critique import judge_example_ids
 
-        colocation = self.colocation.before_train(self.optimizers)
+        colocation = self.colocation.before_train(self._optimizers())
         t, c = self.cfg.train, self.cfg.critic
         if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration
             self.optimizers = make_optimizer(self.model, t)
@@ -138,8 +141,12 @@ class HybridWorker:
 
     def sync(self) -> dict:
         """Push the trainer's weights into the engine (waking it first in GPU sleep mode)."""
-        return self.colocation.before_generate(self.optimizers,
+        return self.colocation.before_generate(self._optimizers(),
                                                lambda: engine.push_weights(self.llm, self.model))
+
+    def _optimizers(self) -> list[torch.optim.Optimizer]:
+        """The policy's optimizers and the critic's: offloaded together in GPU sleep mode."""
+        return self.optimizers + ([self.critic_opt] if self.critic_opt else [])
 
     def critic_eval(self, pairs: list[dict]) -> dict:
         """The policy as judge on labelled pairs, scored from the engine's log-probs."""
@@ -157,8 +164,7 @@ class HybridWorker:
         tmp = out.with_name(out.name + ".tmp")
         self.model.save_pretrained(tmp)
         self.tokenizer.save_pretrained(tmp)
-        opts = self.optimizers + ([self.critic_opt] if self.critic_opt else [])
-        torch.save([opt.state_dict() for opt in opts], tmp / "optimizer.pt")
+        torch.save([opt.state_dict() for opt in self._optimizers()], tmp / "optimizer.pt")
         (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))
         if out.exists():
             shutil.rmtree(out)

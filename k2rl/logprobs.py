@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
 
 
 def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
@@ -25,12 +26,42 @@ def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
     return {name: t.to(device) for name, t in batch.items()}
 
 
-def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-    """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0."""
-    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]  # (B, T-1, V)
-    logp = torch.log_softmax(logits.float(), dim=-1)
-    picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
-    return F.pad(picked, (1, 0))
+# Above this many logits in a batch (B·T·V), log-probs are computed chunk by chunk over the
+# tokens (a 151,936-token vocabulary makes 0.6 GB of fp32 logits per 1,000 tokens).
+CHUNK_LOGITS = 2 ** 26
+CHUNK_TOKENS = 256  # tokens per chunk of the output head
+
+
+def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+               max_logits: int = CHUNK_LOGITS) -> torch.Tensor:
+    """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0.
+
+    A batch with more than `max_logits` logits never holds them all: the decoder's hidden
+    states go through the output head `CHUNK_TOKENS` positions at a time, each chunk
+    recomputed in the backward pass (activation checkpointing), so peak memory is one chunk of
+    fp32 logits. The values and gradients are those of the one-shot path.
+    """
+    B, T = input_ids.shape
+    head = model.get_output_embeddings()
+    if B * T * head.weight.shape[0] <= max_logits:
+        logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
+        logp = torch.log_softmax(logits.float(), dim=-1)  # (B, T-1, V)
+        picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
+        return F.pad(picked, (1, 0))
+    hidden = model.get_decoder()(input_ids=input_ids,
+                                 attention_mask=attention_mask).last_hidden_state  # (B, T, H)
+    parts = []
+    for s in range(0, T - 1, CHUNK_TOKENS):
+        e = min(T - 1, s + CHUNK_TOKENS)
+        parts.append(checkpoint(_picked_logp, head, hidden[:, s:e], input_ids[:, s + 1:e + 1],
+                                use_reentrant=False))
+    return F.pad(torch.cat(parts, dim=1), (1, 0))
+
+
+def _picked_logp(head, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p(target) for each position of a chunk: (B, c, H), (B, c) -> (B, c)."""
+    logp = torch.log_softmax(head(hidden).float(), dim=-1)  # (B, c, V)
+    return logp.gather(-1, targets[..., None]).squeeze(-1)
 
 
 def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,

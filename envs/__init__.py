@@ -21,12 +21,19 @@ _ENTRY_POINTS = {
     "k2rl/Code-v0": "envs.code:CodeEnv",
     "k2rl/Chat-v0": "envs.chat:ChatEnv",
 }
+# Environments that need arguments (a task's `kwargs` in the config) to be made at all.
+_WITH_ARGUMENTS = {"k2rl/Dataset-v0": "envs.dataset:DatasetEnv"}
 K2RL_ENV_IDS: tuple[str, ...] = tuple(_ENTRY_POINTS)
+# Made only with a task's kwargs (tests/envs/test_dataset.py checks them with data of its own).
+K2RL_ARGUMENT_ENV_IDS: tuple[str, ...] = tuple(_WITH_ARGUMENTS)
 
 for _env_id, _entry_point in _ENTRY_POINTS.items():
     # The module can be imported twice (e.g. reloaded, or once as a different
     # path); registering an id again would warn or clash.
     if _env_id not in gymnasium.registry:
         gymnasium.register(id=_env_id, entry_point=_entry_point)
+for _env_id, _entry_point in _WITH_ARGUMENTS.items():
+    if _env_id not in gymnasium.registry:
+        gymnasium.register(id=_env_id, entry_point=_entry_point)
 
-__all__ = ["K2RL_ENV_IDS", "TextEnv", "split_of"]
+__all__ = ["K2RL_ARGUMENT_ENV_IDS", "K2RL_ENV_IDS", "TextEnv", "split_of"]

@@ -153,11 +153,16 @@ def cmd_report(args) -> int:
 def cmd_envs_list(args) -> int:
     import gymnasium
 
+    from envs import K2RL_ARGUMENT_ENV_IDS
     from k2rl.registry import SOURCES, k2rl_ids
 
     load_envs(load_config(args.config))
     print(f"{'id':<28}{'task':<14}{'verifier':<23}{'budget':>7}  source")
     for env_id in k2rl_ids():
+        if env_id in K2RL_ARGUMENT_ENV_IDS and not gymnasium.spec(env_id).kwargs:
+            needs = "(made with a task's kwargs: files, fields, verifier)"
+            print(f"{env_id:<28}{needs:<44}  {SOURCES[env_id]}")
+            continue
         env = gymnasium.make(env_id).unwrapped
         print(f"{env_id:<28}{getattr(env, 'task', '?'):<14}{getattr(env, 'reward_name', '?'):<23}"
               f"{getattr(env, 'budget', 0):>7}  {SOURCES[env_id]}")

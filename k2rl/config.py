@@ -88,6 +88,9 @@ class TaskConfig:
     """Temperature this task decays to; None takes rollout.temperature_end."""
     entry_point: str | None = None
     """"pkg.module:Class" to register `id` with, for an environment that is not registered yet."""
+    kwargs: dict = field(default_factory=dict)
+    """Arguments the environment is made with (e.g. a k2rl/Dataset-v0's files, fields and
+    verifier); checked by making the environment once before any service starts."""
 
     def __post_init__(self) -> None:
         _require(self.weight > 0, "tasks[].weight", "must be > 0")

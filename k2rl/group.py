@@ -70,7 +70,14 @@ class Trajectory:
 
     @property
     def prompt(self) -> str:
-        return self.messages[0]["content"]
+        """The user message the episode answers (after a system message, if any)."""
+        return next(m["content"] for m in self.messages if m["role"] == "user")
+
+    @property
+    def after_prompt(self) -> list[dict]:
+        """The episode's messages after the user prompt: replies and tool results."""
+        first = next(i for i, m in enumerate(self.messages) if m["role"] == "user")
+        return self.messages[first + 1:]
 
     def to_dict(self) -> dict:
         return {**asdict(self), "status": self.status.value, "reward": self.reward}

@@ -10,6 +10,7 @@ each makes its own environments.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 from importlib.metadata import entry_points
@@ -20,7 +21,8 @@ import envs  # noqa: F401  (registers k2rl's own environments)
 from k2rl.config import Config, ConfigError
 
 ENTRY_POINT_GROUP = "k2rl.envs"
-SOURCES: dict[str, str] = {env_id: "k2rl" for env_id in envs.K2RL_ENV_IDS}  # id -> where from
+SOURCES: dict[str, str] = {env_id: "k2rl"  # id -> where from
+                           for env_id in envs.K2RL_ENV_IDS + envs.K2RL_ARGUMENT_ENV_IDS}
 
 
 def load_envs(cfg: Config) -> None:
@@ -35,6 +37,32 @@ def load_envs(cfg: Config) -> None:
             SOURCES[task.id] = f"config {task.entry_point}"
     for task in cfg.tasks:
         check_id(task.id, "tasks")
+    _bind_kwargs(cfg)
+
+
+_UNBOUND: dict = {}  # env id -> its spec before any task's kwargs were bound to it
+
+
+def _bind_kwargs(cfg: Config) -> None:
+    """Make each task's `kwargs` part of its environment's spec (so `gymnasium.make(id)` anywhere
+    builds it with them), after making it once here: a bad argument, file or field is one
+    sentence before any service starts."""
+    bound: dict[str, dict] = {}
+    for i, task in enumerate(cfg.tasks):
+        if not task.kwargs:
+            continue
+        if bound.setdefault(task.id, task.kwargs) != task.kwargs:
+            raise ConfigError(f"tasks[{i}] uses {task.id} with other kwargs than an earlier task; "
+                              "give each its own id (with entry_point) to train on both")
+        spec = _UNBOUND.setdefault(task.id, gymnasium.registry[task.id])  # as registered
+        gymnasium.registry[task.id] = dataclasses.replace(spec, kwargs={**spec.kwargs,
+                                                                        **task.kwargs})
+        try:
+            gymnasium.make(task.id).unwrapped
+        except Exception as e:  # noqa: BLE001  (whatever the env raises, name the task)
+            gymnasium.registry[task.id] = spec
+            raise ConfigError(f"tasks[{i}] ({task.id}) cannot be made with its kwargs: "
+                              f"{type(e).__name__}: {e}") from None
 
 
 def check_id(env_id: str, where: str) -> None:

@@ -71,9 +71,10 @@ def start_group(req: Request, step: int, tokenizer) -> tuple[Group, list[_Episod
     group, episodes = Group(req, step), []
     for i in range(req.k):
         env, obs, info = _make_env(req)
+        system = [{"role": "system", "content": info["system"]}] if info.get("system") else []
         traj = Trajectory(f"{group.id}:{i}", req.env_id, info["task"], info["prompt_id"], i,
-                          messages=[{"role": "user", "content": obs}])
-        traj.ids = prompt_ids(tokenizer, obs, getattr(env, "tools", ()))
+                          messages=system + [{"role": "user", "content": obs}])
+        traj.ids = prompt_ids(tokenizer, traj.messages, getattr(env, "tools", ()))
         traj.mask = [0] * len(traj.ids)
         traj.reply_start = len(traj.ids)
         group.trajectories.append(traj)
@@ -98,7 +99,7 @@ def resume_group(group: Group) -> list[_Episode]:
 
 
 def _replay(env, obs: str, t: Trajectory) -> None:
-    for msg in t.messages[1:]:
+    for msg in t.after_prompt:
         if msg["role"] == "assistant":
             try:
                 obs, *_ = env.step(msg["content"])

@@ -84,7 +84,7 @@ def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2
 
 
 def response_text(traj: Trajectory) -> str:
-    return " | ".join(m["content"] for m in traj.messages[1:])
+    return " | ".join(m["content"] for m in traj.after_prompt)
 
 
 def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: float = 0.0,

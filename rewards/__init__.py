@@ -16,6 +16,7 @@ from rewards.code import unit_tests
 from rewards.instructions import instruction_following
 from rewards.logic import countdown, sudoku
 from rewards.math import math_equiv
+from rewards.text import exact_match, multiple_choice
 
 Reward = Callable[[list[str], list], list[float]]
 
@@ -47,6 +48,9 @@ register_reward("sudoku", sudoku)
 register_reward("instruction_following", instruction_following)
 register_reward("unit_tests", unit_tests)
 register_reward("chat_reference", chat_reference)
+register_reward("exact_match", exact_match)
+register_reward("multiple_choice", multiple_choice)
 
-__all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "get_reward", "instruction_following",
-           "math_equiv", "parse_int", "register_reward", "sudoku", "unit_tests"]
+__all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
+           "get_reward", "instruction_following", "math_equiv", "multiple_choice", "parse_int",
+           "register_reward", "sudoku", "unit_tests"]

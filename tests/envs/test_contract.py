@@ -21,7 +21,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs
-from envs import K2RL_ENV_IDS, TextEnv, split_of
+from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
 from rewards import (chat_reference, countdown, exact_int, get_reward, instruction_following,
                      math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
@@ -83,7 +83,8 @@ def contract(env_id: str) -> Contract:
 
 def test_every_env_class_in_the_package_is_registered() -> None:
     """A TextEnv subclass in envs/ that is not in K2RL_ENV_IDS would go untested."""
-    registered = {gymnasium.spec(env_id).entry_point for env_id in K2RL_ENV_IDS}
+    registered = {gymnasium.spec(env_id).entry_point
+                  for env_id in K2RL_ENV_IDS + K2RL_ARGUMENT_ENV_IDS}
     defined = set()
     for module_info in pkgutil.iter_modules(envs.__path__):
         module = importlib.import_module(f"envs.{module_info.name}")
@@ -95,10 +96,12 @@ def test_every_env_class_in_the_package_is_registered() -> None:
 
 
 def test_every_registered_env_is_listed() -> None:
-    """Every gymnasium id in the k2rl namespace or served by envs/ is in K2RL_ENV_IDS."""
+    """Every gymnasium id in the k2rl namespace or served by envs/ is in K2RL_ENV_IDS (or, made
+    only with a task's kwargs, in K2RL_ARGUMENT_ENV_IDS, tested in test_dataset.py)."""
     ours = {env_id for env_id, spec in gymnasium.registry.items()
             if spec.namespace == "k2rl"
             or (isinstance(spec.entry_point, str) and spec.entry_point.startswith("envs."))}
+    ours -= set(K2RL_ARGUMENT_ENV_IDS)
     missing = sorted(ours - set(K2RL_ENV_IDS))
     assert ours == set(K2RL_ENV_IDS), f"missing from K2RL_ENV_IDS: {missing}"
     assert len(K2RL_ENV_IDS) == len(set(K2RL_ENV_IDS))

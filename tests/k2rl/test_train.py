@@ -161,3 +161,31 @@ def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
     assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
     assert [r for r in rollouts if r.traj_id.startswith("3:")] == [
         r for r in before if r.traj_id.startswith("3:")]  # step 3 replayed, not resampled
+
+
+def test_a_jsonl_dataset_trains_through_k2rl_train(tmp_path):
+    """examples/dataset's files as a task of the tiny run: rows become prompts, math-verify
+    scores them, and its held-out file is what is evaluated."""
+    k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=ds",
+         "tasks=[{id: k2rl/Dataset-v0, kwargs: {files: examples/dataset/train.jsonl, "
+         "eval_files: examples/dataset/eval.jsonl, prompt_field: question, "
+         "verifier: math_equiv, budget: 8, task: sums}}]")
+    rollouts, state, _ = read_store(tmp_path / "ds")
+    train = {json.loads(x)["question"] for x in (ROOT / "examples/dataset/train.jsonl").open()}
+    assert state["status"] == "finished" and len(rollouts) == 4 * 4 * 2
+    assert all(r.task == "sums" and r.prompt in train and r.n_tokens <= 8 for r in rollouts)
+    summary = json.loads((tmp_path / "ds" / "summary.json").read_text())
+    assert set(summary["heldout_after"]) == {"heldout/sums/accuracy", "heldout/all/accuracy"}
+
+
+def test_the_example_dataset_holds_out_its_eval_problems_in_every_form():
+    """No unordered pair of operands of eval.jsonl is in train.jsonl (a commuted sum, or the
+    same sum under another template, is the same problem)."""
+    import re
+
+    def pairs(name):
+        rows = [json.loads(x) for x in (ROOT / "examples/dataset" / name).open()]
+        return {frozenset(map(int, re.findall(r"\d+", r["question"]))) for r in rows}
+
+    held, train = pairs("eval.jsonl"), pairs("train.jsonl")
+    assert len(held) == 40 and not held & train

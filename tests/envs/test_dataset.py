@@ -1,0 +1,100 @@
+"""Datasets as environments (k2rl/Dataset-v0): formats, checks, held-out split, config kwargs."""
+import json
+
+import gymnasium
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs  # noqa: F401
+from envs.dataset import DatasetError, DatasetEnv, load_splits
+
+ROWS = [{"question": f"What is {a} plus {b}?", "answer": str(a + b)}
+        for a in range(2, 12) for b in range(20, 30)]
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def make(files, **kwargs):
+    load_splits.cache_clear()
+    return DatasetEnv(files, prompt_field="question", **kwargs)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv", "parquet", "saved"])
+def test_every_format_gives_the_same_problems(tmp_path, fmt):
+    import datasets
+
+    table = datasets.Dataset.from_list(ROWS)
+    path = tmp_path / f"d.{fmt}"
+    {"jsonl": lambda: table.to_json(str(path)), "json": lambda: path.write_text(json.dumps(ROWS)),
+     "csv": lambda: table.to_csv(str(path)), "parquet": lambda: table.to_parquet(str(path)),
+     "saved": lambda: table.save_to_disk(str(path))}[fmt]()
+    env = make(str(path), verifier="exact_int")
+    got = {p.prompt: str(p.answer) for rows in env.splits.values() for p in rows}
+    assert got == {r["question"]: r["answer"] for r in ROWS}
+    assert len(env.splits["eval"]) > 0 and len(env.splits["train"]) > len(env.splits["eval"])
+
+
+def test_an_episode_is_one_reply_scored_by_the_named_verifier(tmp_path):
+    env = make(write_jsonl(tmp_path / "d.jsonl", ROWS), verifier="math_equiv",
+               system="Answer with a number.", budget=16)
+    check_env(env, skip_render_check=True)
+    prompt, info = env.reset(seed=3)
+    assert info["system"] == "Answer with a number." and info["budget"] == 16
+    answer = next(r["answer"] for r in ROWS if r["question"] == prompt)
+    _, reward, done, _, info = env.step(f"\\boxed{{{answer}}}")
+    assert done and reward == 1.0 and info["correct"]
+    env.reset(seed=3)
+    assert env.step("7")[1] == 0.0
+
+
+def test_eval_files_are_held_out_and_removed_from_training(tmp_path):
+    train = write_jsonl(tmp_path / "train.jsonl", ROWS)
+    held = write_jsonl(tmp_path / "eval.jsonl", ROWS[:5])
+    env = make(train, eval_files=held, verifier="exact_int")
+    assert {p.prompt for p in env.splits["eval"]} == {r["question"] for r in ROWS[:5]}
+    assert not {p.prompt for p in env.splits["train"]} & {p.prompt for p in env.splits["eval"]}
+    assert len(env.splits["train"]) == len(ROWS) - 5
+
+
+def test_unicode_and_long_prompts_fit_their_spaces(tmp_path):
+    rows = [{"question": "Combien font 3 × 4 ? " + "é" * 900, "answer": "12"}] * 2 + ROWS
+    env = make(write_jsonl(tmp_path / "d.jsonl", rows), verifier="exact_int")
+    prompt = next(p.prompt for rows_ in env.splits.values() for p in rows_ if "×" in p.prompt)
+    assert env.observation_space.contains(prompt) and len(prompt) > 512
+
+
+def test_bad_datasets_are_one_sentence_naming_file_and_row(tmp_path):
+    bad = write_jsonl(tmp_path / "bad.jsonl", ROWS[:3] + [{"question": "", "answer": "1"}])
+    with pytest.raises(DatasetError, match=r"row 4 of .*bad.jsonl has no text in its prompt field"):
+        make(bad, verifier="exact_int")
+    no_answer = write_jsonl(tmp_path / "na.jsonl", [{"question": "1+1?", "solution": "2"}])
+    with pytest.raises(DatasetError, match=r"row 1 of .*na.jsonl has no answer in field 'answer'"):
+        make(no_answer, verifier="exact_int")
+    with pytest.raises(DatasetError, match=r"dataset file /nope.jsonl does not exist"):
+        make("/nope.jsonl", verifier="exact_int")
+    with pytest.raises(DatasetError, match="unknown reward 'exact_mach'"):
+        make(write_jsonl(tmp_path / "ok.jsonl", ROWS), verifier="exact_mach")
+
+
+def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp_path,
+                                                                             monkeypatch):
+    from k2rl.config import ConfigError, load_config
+    from k2rl.registry import load_envs
+
+    monkeypatch.setitem(gymnasium.registry, "k2rl/Dataset-v0",
+                        gymnasium.registry["k2rl/Dataset-v0"])  # restored afterwards
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    task = f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data}, prompt_field: question, " \
+           "verifier: exact_int, task: sums}}"
+    load_splits.cache_clear()
+    load_envs(load_config(None, [f"tasks=[{task}]"]))
+    env = gymnasium.make("k2rl/Dataset-v0").unwrapped  # the kwargs are in the spec now
+    assert env.task == "sums" and env.reward_name == "exact_int"
+    with pytest.raises(ConfigError, match=r"tasks\[0\] \(k2rl/Dataset-v0\) cannot be made with "
+                                          r"its kwargs: DatasetError: row 1 of"):
+        load_envs(load_config(None, [f"tasks=[{task.replace('question', 'prompt')}]"]))
+    with pytest.raises(ConfigError, match="unexpected keyword argument 'fles'"):
+        load_envs(load_config(None, ["tasks=[{id: k2rl/Dataset-v0, kwargs: {fles: x}}]"]))

@@ -88,8 +88,9 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
 @pytest.mark.slow
 @pytest.mark.parametrize("build", [qwen2_dir, llama3_dir], ids=["qwen2-chatml", "llama3"])
 def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
-    """`k2rl train` on a tool-use task with the model's own layout, engine and trainer log-probs
-    agreeing after every weight push; then `k2rl critic eval --model` on its checkpoint."""
+    """`k2rl train` on a tool-use task and a JSONL dataset (with a system prompt) in the model's
+    own layout, engine and trainer log-probs agreeing after every weight push; then
+    `k2rl critic eval --model` on its checkpoint."""
     import subprocess
     import sys
 
@@ -101,15 +102,24 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
 
     model = build(tmp_path / "model")
     k2rl("train", "configs/tiny.yaml", f"model.path={model}", "train.steps=2",
-         "eval.prompts_per_task=4", "tasks=[{id: k2rl/Calculator-v0}]",
+         "eval.prompts_per_task=4",
+         "tasks=[{id: k2rl/Calculator-v0}, {id: k2rl/Dataset-v0, kwargs: {files: "
+         "examples/dataset/train.jsonl, eval_files: examples/dataset/eval.jsonl, "
+         "prompt_field: question, verifier: math_equiv, budget: 8, task: sums, "
+         "system: Answer with a number.}}]",
          f"log.run_dir={tmp_path}", "log.run_name=u")
     rows = [json.loads(x) for x in (tmp_path / "u" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [0, 1, 2]
     assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])
     trajs, _, _ = read_store(tmp_path / "u")
     tok = AutoTokenizer.from_pretrained(model)
+    assert {t.task for t in trajs} == {"tool_use", "sums"}  # a tool env and a JSONL dataset
     for t in trajs:
-        start = prompt_ids(tok, t.messages[0]["content"], CalculatorEnv.tools)
+        if t.task == "sums":
+            assert t.messages[0] == {"role": "system", "content": "Answer with a number."}
+            start = prompt_ids(tok, t.messages[:2])
+        else:
+            start = prompt_ids(tok, t.messages[0]["content"], CalculatorEnv.tools)
         assert t.ids[:len(start)] == start and t.mask[:len(start)] == [0] * len(start)
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"prompt": "2+2=", "chosen": "4", "rejected": "5"}) + "\n")

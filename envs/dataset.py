@@ -100,16 +100,12 @@ def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
 
 
 @functools.lru_cache(maxsize=16)
-def _charset(texts: tuple[str, ...]) -> str:
-    return "".join(sorted(set(string.printable) | set("".join(texts))))
-
-
-def spaces(splits: dict[str, list[Problem]], budget: int):
-    """Text spaces sized by the data: its longest prompt, and every character it uses."""
-    texts = tuple(p.prompt for rows in splits.values() for p in rows)
-    charset = _charset(texts)
-    return (gymnasium.spaces.Text(max(len(t) for t in texts), min_length=0, charset=charset),
-            gymnasium.spaces.Text(4 * budget, min_length=0, charset=charset))
+def prompt_space(files: tuple[str, ...], prompt_field: str, answer_field: str,
+                 eval_files: tuple[str, ...], key_field: str | None) -> tuple[int, str]:
+    """(longest prompt, every character the prompts use, with printable ASCII) of a dataset."""
+    splits = load_splits(files, prompt_field, answer_field, eval_files, key_field)
+    texts = [p.prompt for rows in splits.values() for p in rows]
+    return max(map(len, texts)), "".join(sorted(set(string.printable).union(*texts)))
 
 
 class DatasetEnv(TextEnv):
@@ -128,9 +124,11 @@ class DatasetEnv(TextEnv):
         except KeyError as e:
             raise DatasetError(f"dataset verifier: {e.args[0]}") from None
         self.task, self.budget, self.reward_name, self.system = task, budget, verifier, system
-        self.splits = load_splits(_tuple(files), prompt_field, answer_field, _tuple(eval_files),
-                                  key_field)
-        self.observation_space, self.action_space = spaces(self.splits, budget)
+        source = (_tuple(files), prompt_field, answer_field, _tuple(eval_files), key_field)
+        self.splits = load_splits(*source)
+        longest, charset = prompt_space(*source)  # sized by the data, not ASCII-512
+        self.observation_space = gymnasium.spaces.Text(longest, min_length=0, charset=charset)
+        self.action_space = gymnasium.spaces.Text(4 * budget, min_length=0, charset=charset)
 
     def _draw_in(self, split: str) -> Problem:
         rows = self.splits[split]

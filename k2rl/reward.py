@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # torch is imported where the length reward is computed, so that k2rl.group
+    import torch   # and k2rl.store (which every CLI command loads) stay light
 
-if TYPE_CHECKING:
     from k2rl.group import Group
 
 COMPONENTS = ("task", "truncation", "critic", "length")
@@ -44,6 +44,8 @@ def length_reward(lengths: torch.Tensor, correct: torch.Tensor, k: int) -> torch
     equal); correct answers get λ_i, wrong ones min(0, λ_i), so a wrong answer is never paid
     for being short.
     """
+    import torch
+
     L = lengths.float().view(-1, k)  # (G, K)
     lo, hi = L.min(-1, keepdim=True).values, L.max(-1, keepdim=True).values
     span = (hi - lo).clamp(min=1e-9)
@@ -54,6 +56,8 @@ def length_reward(lengths: torch.Tensor, correct: torch.Tensor, k: int) -> torch
 
 def add_length_rewards(groups: list[Group], weight: float) -> None:
     """Set each trajectory's `length` component to weight · λ within its group."""
+    import torch
+
     for g in groups:
         lam = length_reward(torch.tensor([t.n_tokens for t in g]),
                             torch.tensor([float(t.correct) for t in g]), len(g))

@@ -34,7 +34,11 @@ class WorkerStartError(RuntimeError):
 
 class WorkerDied(RuntimeError):
     """A hybrid worker's process died (or was killed) during a call; the message is Ray's
-    error type."""
+    error type, `report` Ray's whole account of it."""
+
+    def __init__(self, kind: str, report: str = ""):
+        super().__init__(kind)
+        self.report = report
 
 
 class WorkerGroup:
@@ -77,10 +81,10 @@ class WorkerGroup:
         group = cls(actors, pg, [table.get(i, "") for i in range(n)])
         try:  # a worker that cannot start (say, a model its engine cannot run) says so here
             gather([a.param_count.remote() for a in actors])
-        except WorkerDied:
+        except WorkerDied as e:
             group.stop()
             raise WorkerStartError(f"the hybrid workers could not start on model {model_dir}: "
-                                   f"{start_failure(actors)}") from None
+                                   f"{last_error_line(e.report) or e}") from None
         if n > 1:
             address = gather([actors[0].address.remote()])[0]
             gather([a.join.remote(address) for a in actors])
@@ -130,17 +134,10 @@ class WorkerGroup:
             ray.util.remove_placement_group(self.placement)
 
 
-def start_failure(actors: list) -> str:
-    """The last error line of a worker's failed start, from Ray's report of its death."""
-    import ray
-
-    for a in actors:
-        try:
-            ray.get(a.param_count.remote(), timeout=10)
-        except Exception as e:  # noqa: BLE001  (whatever Ray reports, we want its text)
-            lines = [x.strip() for x in str(e).splitlines() if "Error" in x and ":" in x]
-            return lines[-1] if lines else type(e).__name__
-    return "unknown error"
+def last_error_line(report: str) -> str:
+    """The last "SomeError: message" line of Ray's report of a failure."""
+    lines = [x.strip() for x in report.splitlines() if "Error" in x and ":" in x]
+    return lines[-1] if lines else report.strip().splitlines()[-1] if report.strip() else ""
 
 
 def split(items: list, n: int) -> list[list]:
@@ -161,7 +158,7 @@ def gather(refs: list) -> list:
             raise e.cause from None
         raise
     except ray.exceptions.RayActorError as e:
-        raise WorkerDied(type(e).__name__) from None
+        raise WorkerDied(type(e).__name__, str(e)) from None
     return ray.get(list(refs))
 
 

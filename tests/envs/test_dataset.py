@@ -6,7 +6,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs  # noqa: F401
-from envs.dataset import DatasetError, DatasetEnv, load_splits
+from envs.dataset import DatasetError, DatasetEnv, load_splits, prompt_space
 
 ROWS = [{"question": f"What is {a} plus {b}?", "answer": str(a + b)}
         for a in range(2, 12) for b in range(20, 30)]
@@ -19,6 +19,7 @@ def write_jsonl(path, rows):
 
 def make(files, **kwargs):
     load_splits.cache_clear()
+    prompt_space.cache_clear()
     return DatasetEnv(files, prompt_field="question", **kwargs)
 
 
@@ -90,6 +91,7 @@ def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp
     task = f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data}, prompt_field: question, " \
            "verifier: exact_int, task: sums}}"
     load_splits.cache_clear()
+    prompt_space.cache_clear()
     load_envs(load_config(None, [f"tasks=[{task}]"]))
     env = gymnasium.make("k2rl/Dataset-v0").unwrapped  # the kwargs are in the spec now
     assert env.task == "sums" and env.reward_name == "exact_int"

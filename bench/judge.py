@@ -1,6 +1,6 @@
 """Judging cost: seconds to rank a step's critic-rewarded groups, by scoring path and opponents.
 
-Samples real `k2rl/Chat-v0` groups (K responses each) from the embedded default model (the
+Samples real `k2rl/Chat-v1` groups (K responses each) from the embedded default model (the
 cached warm-start that `make train` builds, or --model-path), then times `k2rl.self_critique`'s
 ranking of them:
 
@@ -81,7 +81,7 @@ def main(argv=None) -> dict:
     def gen(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures, 1.0)
 
-    reqs = [Request("k2rl/Chat-v0", 1000 + g, None, "train", g, k=args.k)
+    reqs = [Request("k2rl/Chat-v1", 1000 + g, None, "train", g, k=args.k)
             for g in range(args.groups)]
     sampled = rollout(reqs, tok, gen, step=0, max_len=512)
     rubrics = load_rubrics()

@@ -25,7 +25,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-FAMILIES = ("k2rl/Arithmetic-v0", "k2rl/Calculator-v0", "k2rl/Instructions-v0")
+FAMILIES = ("k2rl/Arithmetic-v1", "k2rl/Calculator-v1", "k2rl/Instructions-v0")
 HELDOUT_MAX, BATCH, LR, K = 300, 32, 1e-3, 8
 
 

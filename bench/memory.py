@@ -1,23 +1,37 @@
-"""One RL step of a model of Qwen2.5-0.5B's shape on this CPU: peak memory and seconds.
+"""One RL step of a model of Qwen2.5-0.5B's shape on this CPU, in k2rl and in TRL: peak memory
+and seconds.
 
-    python bench/memory.py [--prompts 4] [--k 4] [--out bench/results/memory.json]
+    python bench/memory.py [--prompts 4] [--k 4] [--part both|k2rl|trl]
+                           [--out bench/results/memory.json]
 
 A randomly initialised Qwen2 with Qwen2.5-0.5B's shape (vocabulary 151,936, 24 layers, hidden
-896, 14 heads of 64, 2 key/value heads, MLP 4,864, tied embeddings: 494 M parameters) is saved
-with a ChatML byte-level BPE tokenizer built here (nothing is downloaded), then one in-process
-hybrid worker (the vLLM engine and the trainer, fp32) does what a run step does: roll out
-`--prompts` k2rl/Calculator-v0 prompts K times each, one update of the Kimi loss (AdamW, two
-inner steps, the chunked log-prob path), and the weight push into the engine. Peak resident
-memory of the process (`ru_maxrss`) is recorded after each phase, with the seconds each took.
+896, 14 heads of 64, 2 key/value heads, MLP 4,864, tied embeddings: 494 M parameters, fp32) is
+built with a ChatML byte-level BPE tokenizer made here (nothing is downloaded). Then, each in a
+fresh child process so that neither measurement sees the other's memory:
+
+- k2rl: one in-process hybrid worker (the vLLM engine and the trainer) does what a run step
+  does: roll out `--prompts` k2rl/Calculator-v1 prompts K times each, one update of the Kimi
+  loss (old log-probs, then two AdamW steps, the chunked log-prob path), and the weight push
+  into the engine.
+- TRL (if `trl` is installed, `pip install -e .[bench]`): GRPOTrainer on the same prompts, K,
+  completion budget and batch, without vLLM (HF `generate`): one generation, old log-probs,
+  and two AdamW steps on it (`num_iterations=2`, so `max_steps=2`: TRL counts each optimizer
+  step as a step). `TRL_MATCHED` and `TRL_UNMATCHED` list what is and is not the same.
+
+Each process records its peak resident memory (`ru_maxrss`) after each phase, with the seconds
+the phase took. `--part both` (the default) runs the two children one after the other and
+writes both results to `--out`, TRL's under "trl_grpo".
 """
 import argparse
+import importlib.util
 import json
+import os
 import platform
 import resource
+import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,13 +40,57 @@ sys.path.insert(0, str(ROOT))
 SHAPE = dict(vocab_size=151_936, hidden_size=896, intermediate_size=4_864, num_hidden_layers=24,
              num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=512,
              tie_word_embeddings=True, rope_theta=1_000_000.0)
+TASK = "k2rl/Calculator-v1"
+K2RL_TRAIN_PHASE = "train (Kimi loss, 2 AdamW steps)"
+
+TRL_MATCHED = {
+    "model": "same random Qwen2 (seed 0, fp32 weights), same tokenizer",
+    "prompts": "the same k2rl/Calculator-v1 prompts (seeds 0..prompts-1), same ChatML rendering",
+    "k": "num_generations = K; one generation batch of prompts x K completions",
+    "completion_length": "max_completion_length = the environment's token budget (24)",
+    "sampling": "temperature 1.0, top_p 1.0, no top-k (k2rl's step-1 sampling)",
+    "precision": "fp32 (bf16=False, fp16=False)",
+    "optimizer": "torch AdamW (optim=adamw_torch), lr 5e-5 constant, weight decay 0, "
+                 "betas (0.9, 0.999), grad-norm clip 1.0",
+    "updates": "old log-probs of the batch, then 2 optimizer steps on it (k2rl inner_steps=2 "
+               "<-> TRL num_iterations=2, max_steps=2)",
+    "gradient_checkpointing": "off on both sides (TRL's default is on)",
+    "reference_model": "none (beta=0; k2rl's loss has no KL to a reference either)",
+    "log_probs": "both compute token log-probs without all logits at once (k2rl chunked head, "
+                 "TRL's fused LM head)",
+    "threads": "2 OpenMP threads on 2 cores",
+}
+TRL_UNMATCHED = {
+    "loss": "TRL's clipped GRPO surrogate (loss_type dapo, epsilon 0.2, advantages scaled by the "
+            "group std) instead of the Kimi squared loss; the same forward/backward cost",
+    "rollout": "HF generate on the training model (no vLLM on CPU in TRL here), so there is no "
+               "engine, no KV-cache reservation and no weight push",
+    "episodes": "single turn: TRL's prompt-only dataset has no calculator tool loop. The random "
+                "model never ends its reply, so k2rl's episodes also stop at the 24-token budget "
+                "after one turn",
+    "reward": "a plain exact-integer reward function on the completion text (the environment's "
+              "verifier in k2rl); on random text both give 0",
+}
 
 
 def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # kB -> GiB
 
 
-def build(folder: Path) -> Path:
+class Phases(dict):
+    """{phase name: {"seconds", "peak_rss_gib"}}, printed as each phase ends."""
+
+    def end(self, name: str, start: float) -> None:
+        self[name] = {"seconds": round(time.perf_counter() - start, 2),
+                      "peak_rss_gib": round(peak_gib(), 2)}
+        print(name, self[name], flush=True)
+
+    def total(self, names) -> float:
+        return round(sum(self[n]["seconds"] for n in names), 2)
+
+
+def make_model():
+    """The random Qwen2.5-0.5B-shaped model (seed 0) and its ChatML tokenizer."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
@@ -43,17 +101,22 @@ def build(folder: Path) -> Path:
     model = Qwen2ForCausalLM(Qwen2Config(**SHAPE, eos_token_id=tok.eos_token_id,
                                          pad_token_id=tok.pad_token_id))
     model.generation_config = GenerationConfig(eos_token_id=tok.eos_token_id)
+    return model, tok
+
+
+def build(folder: Path) -> Path:
+    """`make_model`'s model and tokenizer saved as an HF folder."""
+    model, tok = make_model()
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--prompts", type=int, default=4)
-    p.add_argument("--k", type=int, default=4)
-    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory.json"))
-    args = p.parse_args()
+# ---- k2rl
+
+
+def run_k2rl(prompts: int, k: int) -> dict:
+    """One k2rl step in one in-process hybrid worker (this process)."""
     from k2rl import engine
 
     engine.configure_env(2, kv_cache_gib=2)
@@ -61,41 +124,169 @@ def main() -> None:
     from k2rl.group import Request, trajectories
     from k2rl.hybrid import HybridWorker
 
-    phases = {}
-
-    def phase(name, start):
-        phases[name] = {"seconds": round(time.perf_counter() - start, 2),
-                        "peak_rss_gib": round(peak_gib(), 2)}
-        print(name, phases[name], flush=True)
-
+    phases = Phases()
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         folder = build(Path(tmp) / "qwen2.5-0.5b-shape")
-        phase("build and save", t)
+        phases.end("build and save", t)
         cfg = load_config(None, [f"model.path={folder}", "critic.refresh=false",
                                  "rollout.kv_cache_gib=2"])
         t = time.perf_counter()
         worker = HybridWorker(str(folder), cfg)
-        phase("start (trainer + vLLM engine)", t)
-        reqs = [Request("k2rl/Calculator-v0", s, group=s, k=args.k) for s in range(args.prompts)]
+        phases.end("start (trainer + vLLM engine)", t)
+        reqs = [Request(TASK, s, group=s, k=k) for s in range(prompts)]
         t = time.perf_counter()
         groups = worker.rollout(reqs, 1)
-        phase("rollout", t)
+        phases.end("rollout", t)
         t = time.perf_counter()
         metrics = worker.train(groups, 1)
-        phase("train (Kimi loss, 2 AdamW steps)", t)
+        phases.end(K2RL_TRAIN_PHASE, t)
         t = time.perf_counter()
         sync = worker.sync()
-        phase("weight push", t)
-    tokens = sum(len(x.ids) for x in trajectories(groups))
-    result = {"shape": SHAPE, "parameters": worker.param_count(), "trajectories": len(groups) * args.k,
-              "tokens": tokens, "phases": phases,
-              "seconds_per_step": round(sum(v["seconds"] for k, v in phases.items()
-                                            if k in ("rollout", "train (Kimi loss, 2 AdamW steps)",
-                                                     "weight push")), 2),
-              "peak_rss_gib": round(peak_gib(), 2), "logp_gap": metrics["logp_gap"],
-              "sync_gb": sync["sync_bytes"] / 1e9, "machine": platform.platform(),
-              "trl_grpo": "not run: TRL is not installed in the project's environment"}
+        phases.end("weight push", t)
+    return {"shape": SHAPE, "parameters": worker.param_count(), "trajectories": len(groups) * k,
+            "tokens": sum(len(x.ids) for x in trajectories(groups)), "phases": phases,
+            "seconds_per_step": phases.total(["rollout", K2RL_TRAIN_PHASE, "weight push"]),
+            "peak_rss_gib": round(peak_gib(), 2), "logp_gap": metrics["logp_gap"],
+            "sync_gb": sync["sync_bytes"] / 1e9}
+
+
+# ---- TRL
+
+
+def calculator_prompts(n: int) -> list[dict]:
+    """The first user turn (and answer) of k2rl/Calculator-v1 for seeds 0..n-1, as k2rl's
+    rollout resets them."""
+    import gymnasium
+
+    importlib.import_module("envs")  # registers the k2rl environments
+
+    rows = []
+    for seed in range(n):
+        env = gymnasium.make(TASK).unwrapped
+        obs, info = env.reset(seed=seed, options={"split": "train"})
+        system = [{"role": "system", "content": info["system"]}] if info.get("system") else []
+        rows.append({"prompt": system + [{"role": "user", "content": obs}],
+                     "answer": str(env.problem.answer), "budget": info["budget"]})
+    return rows
+
+
+def exact_answer(completions, answer, **_) -> list[float]:
+    """1 if the reply is the product, else 0 (conversational completions)."""
+    return [float(c[0]["content"].strip() == a) for c, a in zip(completions, answer)]
+
+
+def trl_config(out_dir: str, prompts: int, k: int, budget: int):
+    """GRPOConfig matching the k2rl step (see TRL_MATCHED)."""
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=out_dir, use_cpu=True, bf16=False, fp16=False, seed=0,
+        per_device_train_batch_size=prompts * k, gradient_accumulation_steps=1,
+        num_generations=k, max_completion_length=budget, use_vllm=False,
+        temperature=1.0, top_p=1.0, top_k=0,
+        num_iterations=2, max_steps=2, beta=0.0,
+        optim="adamw_torch", learning_rate=5e-5, lr_scheduler_type="constant", warmup_steps=0,
+        weight_decay=0.0, adam_beta1=0.9, adam_beta2=0.999, adam_epsilon=1e-8, max_grad_norm=1.0,
+        gradient_checkpointing=False,
+        logging_steps=1, save_strategy="no", report_to="none", disable_tqdm=True,
+        dataloader_pin_memory=False)
+
+
+def step_clock(phases: Phases):
+    """A TrainerCallback that ends a phase at every optimizer step."""
+    from transformers import TrainerCallback
+
+    names = ["generate + old log-probs + AdamW step 1", "AdamW step 2 (same generation)"]
+
+    class StepClock(TrainerCallback):
+        def on_step_begin(self, args, state, control, **kwargs):
+            self.start = time.perf_counter()
+
+        def on_step_end(self, args, state, control, **kwargs):
+            phases.end(names[state.global_step - 1], self.start)
+
+    return StepClock(), names
+
+
+def run_trl(prompts: int, k: int) -> dict:
+    """One GRPO step of TRL's GRPOTrainer (this process), as close to k2rl's as TRL allows."""
+    os.environ.setdefault("OMP_NUM_THREADS", "2")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    import torch
+    import transformers
+    import trl
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    phases = Phases()
+    t = time.perf_counter()
+    model, tok = make_model()
+    rows = calculator_prompts(prompts)
+    phases.end("build", t)
+    clock, step_names = step_clock(phases)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        trainer = GRPOTrainer(model=model, reward_funcs=exact_answer, processing_class=tok,
+                              args=trl_config(tmp, prompts, k, rows[0]["budget"]),
+                              train_dataset=Dataset.from_list(rows), callbacks=[clock])
+        phases.end("start (GRPOTrainer)", t)
+        trainer.train()
+    logs = [x for x in trainer.state.log_history if "loss" in x]
+    return {"parameters": sum(p.numel() for p in model.parameters()),
+            "trajectories": prompts * k, "phases": phases,
+            "seconds_per_step": phases.total(step_names), "peak_rss_gib": round(peak_gib(), 2),
+            "completion_length_mean": logs[0].get("completions/mean_length"),
+            "reward_mean": logs[0].get("reward"),
+            "versions": {"trl": trl.__version__, "transformers": transformers.__version__,
+                         "torch": torch.__version__},
+            "matched": TRL_MATCHED, "not_matched": TRL_UNMATCHED}
+
+
+# ---- driver
+
+
+def in_child(part: str, prompts: int, k: int) -> dict:
+    """Run `part` in a fresh Python process, so its peak memory is its own."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([sys.executable, __file__, "--part", part, "--prompts", str(prompts),
+                        "--k", str(k), "--out", f.name], check=True)
+        return json.loads(Path(f.name).read_text())
+
+
+def trl_missing() -> str | None:
+    for name in ("trl", "accelerate"):
+        if importlib.util.find_spec(name) is None:
+            return f"not run: {name} is not installed (`pip install -e .[bench]` adds it)"
+    return None
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--prompts", type=int, default=4)
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--part", choices=["both", "k2rl", "trl"], default="both",
+                   help="both: k2rl then TRL, each in a child process; k2rl or trl: that one, "
+                        "in this process")
+    p.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory.json"))
+    args = p.parse_args()
+    load = [round(x, 2) for x in os.getloadavg()]  # a busy machine slows both sides
+    if args.part == "k2rl":
+        result = run_k2rl(args.prompts, args.k)
+    elif args.part == "trl":
+        if missing := trl_missing():
+            sys.exit(f"TRL {missing}.")
+        result = run_trl(args.prompts, args.k)
+    else:
+        result = in_child("k2rl", args.prompts, args.k)
+        if missing := trl_missing():
+            print(f"Skipping TRL's GRPOTrainer: {missing}.", flush=True)
+            result["trl_grpo"] = missing
+        else:
+            result["trl_grpo"] = in_child("trl", args.prompts, args.k)
+        result["machine"] = platform.platform()
+    if args.part != "both":
+        result["load_average_at_start"] = load
     Path(args.out).write_text(json.dumps(result, indent=1))
     print(json.dumps({k: v for k, v in result.items() if k != "shape"}, indent=1))
 

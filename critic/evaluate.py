@@ -13,7 +13,7 @@ every rubric that applies to the task).
 """
 from __future__ import annotations
 
-from critic.judge import Scorer, combine_orders, is_tie, verdict_from_logprobs
+from critic.judge import Render, Scorer, combine_orders, is_tie, judge_text, verdict_from_logprobs
 from critic.pairs import Pair, pair_texts
 from critic.rubrics import Rubric
 
@@ -73,11 +73,11 @@ def evaluate(pairs: list[Pair], p_ab: list[float], p_ba: list[float],
 
 
 def evaluate_scorer(pairs: list[Pair], rubrics: list[Rubric], score: Scorer,
-                    tie_margin: float) -> dict:
+                    tie_margin: float, render: Render = judge_text) -> dict:
     """`evaluate` with the verdicts from one batched call of the engine's scorer."""
     if not pairs:
         raise ValueError("no pairs to evaluate the critic on")
-    texts = [t for pair in pairs for t in pair_texts(pair, rubrics)]
+    texts = [t for pair in pairs for t in pair_texts(pair, rubrics, render)]
     scores = list(score(texts))
     if len(scores) != len(texts):
         raise ValueError(f"{len(texts)} judge texts but {len(scores)} scores")

@@ -62,6 +62,10 @@ def judge_text(prompt: str, a: str, b: str, rubrics: list[Rubric]) -> str:
     return f"{head}Q: {prompt} A: {a} B: {b} Better?"
 
 
+# judge_text's signature: (question, answer shown as A, answer shown as B, rubrics) -> message
+Render = Callable[[str, str, str, list[Rubric]], str]
+
+
 def _check_margin(tie_margin: float) -> None:
     if not 0.0 <= tie_margin <= 0.5:
         raise ValueError(f"tie_margin must be in [0, 0.5], got {tie_margin}")
@@ -167,19 +171,21 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
 
 
 def build_judge_requests(groups: list[Candidates], rubrics: list[Rubric],
-                         opponents: int | None = None) -> list[JudgeRequest]:
+                         opponents: int | None = None, render: Render = judge_text
+                         ) -> list[JudgeRequest]:
     """Every comparison of a step (`pairs_in_group`), in both orders, flattened into one batch.
 
     Each group is judged by the rubrics that apply to its task (`rubrics_for`), so passing
-    every loaded rubric is right.
+    every loaded rubric is right. `render` lays out each judge message (judge_text, or a
+    version of it that fits the engine: k2rl.self_critique.fitted_judge_text).
     """
     requests = []
     for g, group in enumerate(groups):
         crit = rubrics_for(group.task, rubrics)
         for i, j in pairs_in_group(len(group.responses), opponents):
             a, b = group.responses[i], group.responses[j]
-            requests.append(JudgeRequest(g, i, j, False, judge_text(group.prompt, a, b, crit)))
-            requests.append(JudgeRequest(g, i, j, True, judge_text(group.prompt, b, a, crit)))
+            requests.append(JudgeRequest(g, i, j, False, render(group.prompt, a, b, crit)))
+            requests.append(JudgeRequest(g, i, j, True, render(group.prompt, b, a, crit)))
     return requests
 
 
@@ -217,11 +223,12 @@ def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, flo
 
 
 def rank_groups(groups: list[Candidates], rubrics: list[Rubric], score: Scorer,
-                tie_margin: float, opponents: int | None = None) -> list[list[float]]:
+                tie_margin: float, opponents: int | None = None, render: Render = judge_text
+                ) -> list[list[float]]:
     """Each group's rewards (win rates), with one call of `score` for the whole step; the
     prescriptive guards of each group's rubrics override the judge where they apply."""
     _check_margin(tie_margin)
-    requests = build_judge_requests(groups, rubrics, opponents)
+    requests = build_judge_requests(groups, rubrics, opponents, render)
     # No comparison at all (every group has one response): do not wake the engine.
     scores = score([r.text for r in requests]) if requests else []
     violates = [[bool(violations(r, rubrics_for(g.task, rubrics))) for r in g.responses]

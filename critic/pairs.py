@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from critic.judge import VERDICTS, judge_text
+from critic.judge import VERDICTS, Render, judge_text
 from critic.rubrics import Rubric, rubric_named, rubrics_for
 
 REQUIRED = ("prompt", "chosen", "rejected")
@@ -129,14 +129,16 @@ def pair_rubrics(pair: Pair, rubrics: list[Rubric]) -> list[Rubric]:
     return [rubric_named(pair.rubric, rubrics)] if pair.rubric else rubrics_for(pair.task, rubrics)
 
 
-def pair_texts(pair: Pair, rubrics: list[Rubric]) -> tuple[str, str]:
+def pair_texts(pair: Pair, rubrics: list[Rubric], render: Render = judge_text
+               ) -> tuple[str, str]:
     """The judge's messages for a pair: chosen shown as A, then rejected shown as A."""
     crit = pair_rubrics(pair, rubrics)
-    return (judge_text(pair.prompt, pair.chosen, pair.rejected, crit),
-            judge_text(pair.prompt, pair.rejected, pair.chosen, crit))
+    return (render(pair.prompt, pair.chosen, pair.rejected, crit),
+            render(pair.prompt, pair.rejected, pair.chosen, crit))
 
 
-def judge_examples(pairs: list[Pair], rubrics: list[Rubric]) -> list[dict]:
+def judge_examples(pairs: list[Pair], rubrics: list[Rubric], render: Render = judge_text
+                   ) -> list[dict]:
     """Critic training samples as {"prompt", "response"} rows (the worker lays them out with
     k2rl.self_critique.judge_example_ids): both orders of each pair, reply "A" or "B".
 
@@ -144,7 +146,7 @@ def judge_examples(pairs: list[Pair], rubrics: list[Rubric]) -> list[dict]:
     """
     out = []
     for pair in pairs:
-        chosen_first, rejected_first = pair_texts(pair, rubrics)
+        chosen_first, rejected_first = pair_texts(pair, rubrics, render)
         out += [{"prompt": chosen_first, "response": VERDICTS[0]},
                 {"prompt": rejected_first, "response": VERDICTS[1]}]
     return out

@@ -11,15 +11,15 @@ import gymnasium
 from envs.base import TextEnv, split_of
 
 _ENTRY_POINTS = {
-    "k2rl/Arithmetic-v0": "envs.arithmetic:ArithmeticEnv",
-    "k2rl/Calculator-v0": "envs.calculator:CalculatorEnv",
-    "k2rl/Math-v0": "envs.math:MathEnv",
+    "k2rl/Arithmetic-v1": "envs.arithmetic:ArithmeticEnv",
+    "k2rl/Calculator-v1": "envs.calculator:CalculatorEnv",
+    "k2rl/Math-v1": "envs.math:MathEnv",
     "k2rl/Countdown-v0": "envs.countdown:CountdownEnv",
-    "k2rl/Sudoku-v0": "envs.sudoku:SudokuEnv",
+    "k2rl/Sudoku-v1": "envs.sudoku:SudokuEnv",
     "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
-    "k2rl/Lookup-v0": "envs.lookup:LookupEnv",
+    "k2rl/Lookup-v1": "envs.lookup:LookupEnv",
     "k2rl/Code-v0": "envs.code:CodeEnv",
-    "k2rl/Chat-v0": "envs.chat:ChatEnv",
+    "k2rl/Chat-v1": "envs.chat:ChatEnv",
 }
 # Environments that need arguments (a task's `kwargs` in the config) to be made at all.
 _WITH_ARGUMENTS = {"k2rl/Dataset-v0": "envs.dataset:DatasetEnv"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
@@ -36,8 +36,10 @@ MAX_DRAWS = 10_000
 def split_of(key: str) -> str:
     """The split of the problem with canonical key ``key``.
 
-    It depends on the key alone, so train and eval are disjoint by
-    construction, whatever seeds or generators are used. About 10% is eval.
+    It depends on the key alone, so problems with different keys are split
+    independently, whatever seeds or generators are used. About 10% is eval.
+    Train and eval are disjoint as problems only if the key is the problem's
+    identity up to its symmetries (see ``Problem.key``).
     """
     digest = int(hashlib.sha256(key.encode()).hexdigest(), 16)
     return "eval" if digest % 10 == 0 else "train"
@@ -52,9 +54,17 @@ def text_space() -> gymnasium.spaces.Text:
 class Problem:
     """One task instance."""
 
-    key: str  # canonical; decides the split and serves as prompt_id
+    # The problem's identity up to its symmetries: every surface form of one problem (the
+    # operands of a sum in either order, another template for the same fact, ...) has the
+    # same key, so they share a split. It serves as prompt_id, so distinct prompt texts of
+    # one problem share a prompt_id.
+    key: str
     prompt: str  # the user message
     answer: Any  # what the verifier named by the env's reward_name expects
+    # What decides the split when it must be coarser than the problem: problems that are not
+    # the same but teach the same thing (sudoku puzzles cut from one solution grid) share it.
+    # Empty: the key decides.
+    split_key: str = field(default="", kw_only=True)
 
 
 class TextEnv(gymnasium.Env[str, str]):
@@ -145,7 +155,7 @@ class TextEnv(gymnasium.Env[str, str]):
         """Redraw until the problem's key falls in ``split`` (rejection sampling)."""
         for _ in range(MAX_DRAWS):
             problem = self._draw()
-            if split_of(problem.key) == split:
+            if split_of(problem.split_key or problem.key) == split:
                 return problem
         raise RuntimeError(f"{type(self).__name__} drew no {split} problem in {MAX_DRAWS} tries")
 

@@ -1,10 +1,14 @@
-"""Multi-turn tool use: two-digit multiplication with a calculator ("k2rl/Calculator-v0").
+"""Multi-turn tool use: two-digit multiplication with a calculator ("k2rl/Calculator-v1").
 
 The prompt is ``"37*48="``. An action ``calc(EXPR)`` (or the JSON form
 ``<tool_call>{"name": "calc", "arguments": {"expression": EXPR}}</tool_call>``,
 envs.tool_calls) calls the calculator and the env replies with the result (e.g.
 ``"1776"``); any other action is the final answer. A small model cannot multiply in its head, so reward comes from
 learning to call the tool and copy its result.
+
+A product is one problem whichever factor comes first: ``"37*48="`` and ``"48*37="`` share
+the key ``"calc:37*48"`` and so the split (v0 keyed the ordered factors, and ``b*a`` could be
+trained on while ``a*b`` was held out).
 """
 
 from __future__ import annotations
@@ -69,6 +73,16 @@ def _walk(node: ast.AST) -> int | None:
     return None
 
 
+def identity(a: int, b: int) -> str:
+    """The problem's key: the two factors in ascending order.
+
+    >>> identity(48, 37), identity(37, 48)
+    ('calc:37*48', 'calc:37*48')
+    """
+    a, b = sorted((a, b))
+    return f"calc:{a}*{b}"
+
+
 class CalculatorEnv(TextEnv):
     """``a*b`` with a, b uniform in 10..99; up to 3 turns, tool calls included."""
 
@@ -87,7 +101,8 @@ class CalculatorEnv(TextEnv):
 
     def _draw(self) -> Problem:
         a, b = (int(x) for x in self.np_random.integers(OPERAND_MIN, OPERAND_MAX + 1, size=2))
-        return Problem(key=f"calc:{a}*{b}", prompt=f"{a}*{b}=", answer=a * b)
+        # The prompt keeps the drawn order; the key is the same for both orders.
+        return Problem(key=identity(a, b), prompt=f"{a}*{b}=", answer=a * b)
 
     def _step(self, action: str) -> str | None:
         call = TOOL_CALL.match(plain_call(action))

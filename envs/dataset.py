@@ -3,7 +3,8 @@
 Users train on their own data without writing a class: the task's `kwargs` in the config say
 
     files          JSONL, JSON, Parquet or CSV file(s), or a folder saved with `datasets`
-    prompt_field   the row's prompt text ("prompt")
+    prompt_field   the row's prompt ("prompt"): a text, or a chat `messages` list of
+                   {"role", "content"} ending with a user message
     answer_field   what the verifier checks it against ("answer")
     verifier       a verifier name from rewards/: math_equiv, exact_match, multiple_choice,
                    exact_int, unit_tests, instruction_following, ...
@@ -12,16 +13,25 @@ Users train on their own data without writing a class: the task's `kwargs` in th
     eval_files     the held-out rows in their own file(s); without them a row is held out by a
                    hash of `key_field` (the prompt by default), about 10% of rows
     task           the task name in metrics ("dataset")
+    too_long       what to do with a prompt longer than `max_prompt_tokens` tokens of
+                   `tokenizer`'s chat template: "skip" it (counted in `skipped`) or "error"
+    tokenizer, max_prompt_tokens
+                   set by `k2rl train` from the model and `rollout.max_model_len` minus the
+                   budget, so a prompt the engine could not take is found when the data loads
 
-Rows are read with the `datasets` library. A row without a string prompt or with no answer is
-one error naming the file and the row; duplicate prompts count once, and a prompt that appears
-in both the training and the held-out files is dropped from training, so held out stays held
-out. The episode is one reply. Text spaces are sized by the data, not ASCII-512.
+Rows are read with the `datasets` library. A row without a prompt (text, or messages ending
+with a user turn) or with no answer is one error naming the file and the row; a `messages`
+prompt is shown as its last user message after the turns before it (`info["context"]`);
+duplicate prompts count once, and a prompt that appears in both the training and the held-out
+files is dropped from training, so held out stays held out. The episode is one reply. Text
+spaces are sized by the data, not ASCII-512.
 """
 from __future__ import annotations
 
 import functools
+import json
 import string
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,20 +70,54 @@ def read_rows(files: str | list[str]) -> list[tuple[str, int, dict]]:
     return out
 
 
+ROLES = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class Row(Problem):
+    """A dataset problem: `prompt` is the last user message, `context` the turns before it."""
+
+    context: tuple = ()
+    source: str = ""  # "row N of FILE", for errors
+    identity: str = ""  # the whole prompt conversation as text: what makes rows the same
+
+
+def as_conversation(prompt: Any, where: str, field: str) -> tuple[tuple, str]:
+    """(turns before the last user message, its text) of a text or `messages` prompt."""
+    if isinstance(prompt, str) and prompt.strip():
+        return (), prompt
+    if isinstance(prompt, list) and prompt:
+        for i, m in enumerate(prompt):
+            if not (isinstance(m, dict) and m.get("role") in ROLES
+                    and isinstance(m.get("content"), str)):
+                raise DatasetError(f"{where}: message {i} of its prompt field {field!r} is not "
+                                   f"{{'role': one of {', '.join(ROLES)}, 'content': text}}")
+        if prompt[-1]["role"] == "user" and prompt[-1]["content"].strip():
+            context = tuple({"role": m["role"], "content": m["content"]} for m in prompt[:-1])
+            return context, prompt[-1]["content"]
+        raise DatasetError(f"{where}: its prompt messages in {field!r} do not end with a user "
+                           "message that has text")
+    raise DatasetError(f"{where} has no text or messages in its prompt field {field!r}")
+
+
 def problems(rows: list[tuple[str, int, dict]], prompt_field: str, answer_field: str,
-             key_field: str | None) -> list[Problem]:
-    """One Problem per distinct prompt, checked row by row."""
-    seen: dict[str, Problem] = {}
+             key_field: str | None) -> list[Row]:
+    """One Row per distinct prompt, checked row by row."""
+    seen: dict[str, Row] = {}
     for path, n, row in rows:
-        prompt, answer = row.get(prompt_field), row.get(answer_field)
-        if not isinstance(prompt, str) or not prompt.strip():
-            raise DatasetError(f"row {n} of {path} has no text in its prompt field "
-                               f"{prompt_field!r} (fields: {', '.join(row)})")
-        if answer is None or answer == "":
-            raise DatasetError(f"row {n} of {path} has no answer in field {answer_field!r} "
+        where = f"row {n} of {path}"
+        if prompt_field not in row:
+            raise DatasetError(f"{where} has no prompt field {prompt_field!r} "
                                f"(fields: {', '.join(row)})")
-        key = str(row.get(key_field, prompt)) if key_field else prompt
-        seen.setdefault(prompt, Problem(key=f"dataset:{key}", prompt=prompt, answer=answer))
+        context, text = as_conversation(row[prompt_field], where, prompt_field)
+        answer = row.get(answer_field)
+        if answer is None or answer == "":
+            raise DatasetError(f"{where} has no answer in field {answer_field!r} "
+                               f"(fields: {', '.join(row)})")
+        identity = json.dumps([*context, text], ensure_ascii=False) if context else text
+        key = str(row.get(key_field, identity)) if key_field else identity
+        seen.setdefault(identity, Row(key=f"dataset:{key}", prompt=text, answer=answer,
+                                      context=context, source=where, identity=identity))
     return list(seen.values())
 
 
@@ -83,14 +127,15 @@ def _tuple(files: str | list[str] | None) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=16)
 def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
-                eval_files: tuple[str, ...], key_field: str | None) -> dict[str, list[Problem]]:
+                eval_files: tuple[str, ...], key_field: str | None) -> dict[str, list[Row]]:
     """The train and eval problems of a dataset, read once per process (a rollout makes K
     environments per prompt)."""
     train = problems(read_rows(list(files)), prompt_field, answer_field, key_field)
     if eval_files:
         held = problems(read_rows(list(eval_files)), prompt_field, answer_field, key_field)
-        held_prompts = {p.prompt for p in held}
-        splits = {"train": [p for p in train if p.prompt not in held_prompts], "eval": held}
+        held_ids = {p.identity for p in held}
+        splits = {"train": [p for p in train if p.identity not in held_ids],
+                  "eval": held}
     else:
         splits = {s: [p for p in train if split_of(p.key) == s] for s in ("train", "eval")}
     for split, rows in splits.items():
@@ -99,12 +144,54 @@ def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
     return splits
 
 
+@functools.lru_cache(maxsize=4)
+def _tokenizer(path: str):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path)
+
+
+def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:
+    """Tokens of the row's prompt as the engine gets it: the chat template's rendering."""
+    from k2rl.chat import prompt_ids
+
+    head = [{"role": "system", "content": system}] if system and not any(
+        m["role"] == "system" for m in row.context) else []
+    return len(prompt_ids(tokenizer, [*head, *row.context, {"role": "user", "content": row.prompt}]))
+
+
+@functools.lru_cache(maxsize=16)
+def fitting(source: tuple, system: str | None, tokenizer: str, max_tokens: int, too_long: str
+            ) -> tuple[dict[str, list[Row]], dict[str, int]]:
+    """The splits of `source` (load_splits' arguments) without the prompts longer than
+    `max_tokens`, and how many were skipped per split; with too_long="error" the first such
+    prompt is an error naming its row. Read once per process, like load_splits."""
+    splits, tok, kept, skipped = load_splits(*source), _tokenizer(tokenizer), {}, {}
+    for split, rows in splits.items():
+        kept[split] = []
+        for row in rows:
+            n = prompt_tokens(row, system, tok)
+            if n <= max_tokens:
+                kept[split].append(row)
+            elif too_long == "error":
+                raise DatasetError(f"{row.source}: its prompt is {n} tokens, more than the "
+                                   f"{max_tokens} that fit rollout.max_model_len with the reply "
+                                   "budget; shorten it, raise rollout.max_model_len, or give the "
+                                   "task too_long: skip")
+        skipped[split] = len(rows) - len(kept[split])
+        if not kept[split]:
+            raise DatasetError(f"every {split} prompt of the dataset is longer than "
+                               f"{max_tokens} tokens (rollout.max_model_len minus the budget)")
+    return kept, skipped
+
+
 @functools.lru_cache(maxsize=16)
 def prompt_space(files: tuple[str, ...], prompt_field: str, answer_field: str,
                  eval_files: tuple[str, ...], key_field: str | None) -> tuple[int, str]:
     """(longest prompt, every character the prompts use, with printable ASCII) of a dataset."""
     splits = load_splits(files, prompt_field, answer_field, eval_files, key_field)
-    texts = [p.prompt for rows in splits.values() for p in rows]
+    texts = [m["content"] for rows in splits.values() for p in rows for m in p.context]
+    texts += [p.prompt for rows in splits.values() for p in rows]
     return max(map(len, texts)), "".join(sorted(set(string.printable).union(*texts)))
 
 
@@ -117,20 +204,27 @@ class DatasetEnv(TextEnv):
                  answer_field: str = "answer", verifier: str = "math_equiv",
                  system: str | None = None, budget: int = 256,
                  eval_files: str | list[str] | None = None, key_field: str | None = None,
-                 task: str = "dataset", render_mode: str | None = None) -> None:
+                 task: str = "dataset", too_long: str = "skip", tokenizer: str | None = None,
+                 max_prompt_tokens: int | None = None, render_mode: str | None = None) -> None:
         super().__init__(render_mode)
         try:
             get_reward(verifier)
         except KeyError as e:
             raise DatasetError(f"dataset verifier: {e.args[0]}") from None
+        if too_long not in ("skip", "error"):
+            raise DatasetError(f"too_long must be skip or error, got {too_long!r}")
         self.task, self.budget, self.reward_name, self.system = task, budget, verifier, system
         source = (_tuple(files), prompt_field, answer_field, _tuple(eval_files), key_field)
         self.splits = load_splits(*source)
+        self.skipped = {"train": 0, "eval": 0}  # prompts too long for the engine, per split
+        if tokenizer and max_prompt_tokens:
+            self.splits, self.skipped = fitting(source, system, tokenizer, max_prompt_tokens,
+                                                too_long)
         longest, charset = prompt_space(*source)  # sized by the data, not ASCII-512
         self.observation_space = gymnasium.spaces.Text(longest, min_length=0, charset=charset)
         self.action_space = gymnasium.spaces.Text(4 * budget, min_length=0, charset=charset)
 
-    def _draw_in(self, split: str) -> Problem:
+    def _draw_in(self, split: str) -> Row:
         rows = self.splits[split]
         return rows[int(self.np_random.integers(len(rows)))]
 
@@ -138,7 +232,13 @@ class DatasetEnv(TextEnv):
         return None  # one reply: the answer
 
     def _info(self) -> dict[str, Any]:
-        return {**super()._info(), **({"system": self.system} if self.system else {})}
+        """The base info, with the system prompt and the turns before the user's message."""
+        info = super()._info()
+        if self.system:
+            info["system"] = self.system
+        if self.problem.context:
+            info["context"] = [dict(m) for m in self.problem.context]
+        return info
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """The row's answer (for `k2rl envs check` and PTX-style demonstrations)."""

@@ -1,4 +1,4 @@
-"""Multi-turn tool use: look up two facts and combine them ("k2rl/Lookup-v0").
+"""Multi-turn tool use: look up two facts and combine them ("k2rl/Lookup-v1").
 
 The prompt is ``"Pop of Avon + pop of Bex?"``. The model has two tools, each
 called by making the whole turn the call:
@@ -10,6 +10,11 @@ Any other turn is the final answer, scored by ``exact_int``. A malformed call,
 an unknown city or field, or a bad expression is answered with an error
 observation (``error: no city Avo``), never an exception, so the model can
 see its mistake and retry within its four turns.
+
+A sum is one problem whichever term comes first: ``"Pop of Avon + area of Bex?"`` and
+``"Area of Bex + pop of Avon?"`` share the key ``"lookup:area:Bex+pop:Avon"`` and so the
+split (v0 keyed the ordered terms, and one order could be trained on while the other was
+held out). A difference is keyed as it is.
 """
 
 from __future__ import annotations
@@ -101,6 +106,20 @@ def call_tool(action: str) -> str | None:
     return CALC_ERROR if value is None else str(value)
 
 
+def identity(field_a: str, city_a: str, op: str, field_b: str, city_b: str) -> str:
+    """The problem's key: the two terms of a sum in sorted order, a difference as it is.
+
+    >>> identity("pop", "Avon", "+", "area", "Bex"), identity("area", "Bex", "+", "pop", "Avon")
+    ('lookup:area:Bex+pop:Avon', 'lookup:area:Bex+pop:Avon')
+    >>> identity("pop", "Avon", "-", "area", "Bex")
+    'lookup:pop:Avon-area:Bex'
+    """
+    first, second = f"{field_a}:{city_a}", f"{field_b}:{city_b}"
+    if op == "+":
+        first, second = sorted((first, second))
+    return f"lookup:{first}{op}{second}"
+
+
 class LookupEnv(TextEnv):
     """Two facts from ``CITIES`` added or subtracted; up to 4 turns with tools."""
 
@@ -120,7 +139,8 @@ class LookupEnv(TextEnv):
         op = OPS[int(rng.integers(len(OPS)))]
         a, b = CITIES[city_a][field_a], CITIES[city_b][field_b]
         return LookupProblem(
-            key=f"lookup:{field_a}:{city_a}{op}{field_b}:{city_b}",
+            # The prompt keeps the drawn order; the key is the same for both orders of a sum.
+            key=identity(field_a, city_a, op, field_b, city_b),
             prompt=f"{field_a.capitalize()} of {city_a} {op} {field_b} of {city_b}?",
             answer=a + b if op == "+" else a - b,
             city_a=city_a, field_a=field_a, op=op, city_b=city_b, field_b=field_b,

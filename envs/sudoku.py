@@ -1,10 +1,20 @@
-"""Single-turn 4x4 Sudoku with 2x2 boxes ("k2rl/Sudoku-v0").
+"""Single-turn 4x4 Sudoku with 2x2 boxes ("k2rl/Sudoku-v1").
 
 The prompt is the puzzle, rows separated by '/' and blanks as '.':
 ``"Sudoku 12.4/3..2/..../4321"``; the action is the full grid as 16 digits,
 ``1234341221434321`` (separators are tolerated). The ``sudoku`` verifier
 accepts any valid grid that keeps the givens, so the problem's answer is the
-puzzle itself and a puzzle with several solutions needs no special case.
+puzzle itself.
+
+Every puzzle has exactly one solution, and what is learnt from a puzzle is that
+grid, whatever cells were blanked and whatever digits it uses. So the split key is
+the solution up to relabelling its digits (written with the first row renamed to
+``1234``): the 288 grids fall into 12 such classes, and a held-out class is
+never the solution of a training puzzle under any blanking or relabelling (v0
+keyed the puzzle, and held-out puzzles were cut from the grids of training ones).
+With 12 classes the held-out side is one class: 24 grids, thousands of puzzles.
+The problem's key (its prompt_id) is the puzzle up to the same relabelling, so
+held-out evaluation counts distinct puzzles of that class.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from envs.base import Problem, TextEnv
 from rewards.logic import SUDOKU_DIGITS, sudoku_units
 
 BLANKS_MIN, BLANKS_MAX = 4, 8
+MAX_TRIES = 1_000  # blankings of a grid until the puzzle has a unique solution
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,20 @@ def blank_cells(solution: str, rng: np.random.Generator) -> str:
     return "".join("." if i in blanks else cell for i, cell in enumerate(solution))
 
 
+def relabelled(grid: str, cells: str | None = None) -> str:
+    """``cells`` (default: ``grid`` itself) with the digits renamed so that the solution
+    ``grid``'s first row reads 1234: one representative of each class of grids (or puzzles)
+    that differ only by their digits' names; blanks stay blank.
+
+    >>> relabelled("4321214334121234"), relabelled("1234341221434321")
+    ('1234341221434321', '1234341221434321')
+    >>> relabelled("4321214334121234", "43.1....3412123.")
+    '12.4....2143432.'
+    """
+    names = {digit: str(i + 1) for i, digit in enumerate(grid[:4])} | {".": "."}
+    return "".join(names[cell] for cell in (grid if cells is None else cells))
+
+
 def show(cells: str) -> str:
     """The 16 cells as 4 rows separated by '/'.
 
@@ -71,7 +96,7 @@ def show(cells: str) -> str:
 
 
 class SudokuEnv(TextEnv):
-    """A 4x4 puzzle with 4 to 8 blanks; the action is the solved grid."""
+    """A 4x4 puzzle with 4 to 8 blanks and one solution; the action is the solved grid."""
 
     task = "sudoku"
     budget = 24
@@ -81,9 +106,15 @@ class SudokuEnv(TextEnv):
     def _draw(self) -> Problem:
         grids = all_grids()
         solution = grids[int(self.np_random.integers(len(grids)))]
-        puzzle = blank_cells(solution, self.np_random)
+        for _ in range(MAX_TRIES):
+            puzzle = blank_cells(solution, self.np_random)
+            if len(complete(puzzle)) == 1:  # about 7% of blankings leave several solutions
+                break
+        else:
+            raise RuntimeError(f"no puzzle with one solution in {MAX_TRIES} blankings")
         return SudokuProblem(
-            key=f"sudoku:{puzzle}",
+            key=f"sudoku:{relabelled(solution, puzzle)}",  # the puzzle up to its digits' names
+            split_key=f"sudoku:{relabelled(solution)}",
             prompt=f"Sudoku {show(puzzle)}",
             answer=puzzle,
             solution=solution,

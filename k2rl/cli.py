@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from k2rl.config import ConfigError, load_config
-from k2rl.registry import load_envs
+from k2rl.registry import limit_prompts, load_envs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,6 +70,8 @@ def parser() -> argparse.ArgumentParser:
     src.add_argument("--run", help="a run folder: use its held-out pairs from Redis")
     ev.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
     ev.add_argument("--tie-margin", type=float, default=0.0, help="|p(A) - 0.5| below this is a tie")
+    ev.add_argument("--max-model-len", type=int, default=512,
+                    help="the engine's longest sequence; longer judge prompts have their answers cut")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.set_defaults(func=cmd_critic_eval)
     return p
@@ -107,7 +109,12 @@ def cmd_train(args) -> int:
         from k2rl.ptx import read_ptx
 
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
-    if not args.resume:
+    if not args.resume:  # a resumed run's config already says which prompts fit
+        from k2rl.model import default_model
+
+        model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
+        for line in limit_prompts(cfg, str(model_dir)):
+            print(line)
         name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
         run_dir = Path(cfg.log.run_dir) / name
     summary = train(cfg, run_dir, resume=bool(args.resume))
@@ -117,16 +124,18 @@ def cmd_train(args) -> int:
 
 def print_summary(summary: dict) -> None:
     before, after = summary["heldout_before"], summary["heldout_after"]
-    print(f"\nheld-out accuracy (greedy) in {summary['run_dir']}")
-    print(f"  {'task':<24}{'before':>8}{'after':>8}")
-    for key in sorted(after):
+    print(f"\nheld-out accuracy (greedy, n distinct eval problems) in {summary['run_dir']}")
+    print(f"  {'task':<24}{'before':>8}{'after':>8}{'n':>6}")
+    for key in sorted(k for k in after if k.endswith("/accuracy")):
         task = key.split("/")[1]
-        print(f"  {task:<24}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}")
+        n = after.get(f"heldout/{task}/n", float("nan"))
+        print(f"  {task:<24}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}{n:>6.0f}")
     print(f"  rollouts stored: {summary['rollouts']}")
     critic = summary.get("critic_accuracy")
     if critic:  # JSON keys are strings
         steps = ", ".join(f"step {s}: {a:.3f}" for s, a in sorted(critic.items(), key=lambda x: int(x[0])))
-        print(f"critic (the policy as judge) accuracy on held-out pairs: {steps}")
+        n = summary.get("critic_n", "?")
+        print(f"critic (the policy as judge) accuracy on its {n} held-out pairs: {steps}")
 
 
 def cmd_status(args) -> int:
@@ -220,7 +229,7 @@ def cmd_critic_eval(args) -> int:
     from critic.evaluate import evaluate_scorer, format_table
     from critic.pairs import PairsError, read_pairs
     from critic.rubrics import RubricError, load_rubrics
-    from k2rl.self_critique import standalone_scorer
+    from k2rl.self_critique import fitted_judge_text, standalone_scorer
 
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
@@ -229,7 +238,11 @@ def cmd_critic_eval(args) -> int:
         raise ConfigError(str(e)) from None
     if not Path(args.model, "config.json").exists():
         raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json)")
-    result = evaluate_scorer(pairs, rubrics, standalone_scorer(args.model), args.tie_margin)
+    from transformers import AutoTokenizer
+
+    render = fitted_judge_text(AutoTokenizer.from_pretrained(args.model), args.max_model_len)
+    result = evaluate_scorer(pairs, rubrics, standalone_scorer(args.model, args.max_model_len),
+                             args.tie_margin, render)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     return 0
 

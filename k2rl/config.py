@@ -17,10 +17,10 @@ import yaml
 
 # The embedded default's task mix and weights: math, multi-turn tool use, instruction following,
 # and open-ended chat rewarded by the policy-as-critic (at half weight), so the default run
-# exercises the whole recipe. k2rl/Lookup-v0 was tried: its ~100-token episodes made the
+# exercises the whole recipe. k2rl/Lookup-v1 was tried: its ~100-token episodes made the
 # warm-start 4x slower (1.9 s a step), past the 20-minute budget of `make train`.
-DEFAULT_TASKS = {"k2rl/Arithmetic-v0": 1.0, "k2rl/Calculator-v0": 1.0,
-                 "k2rl/Instructions-v0": 1.0, "k2rl/Chat-v0": 0.5}
+DEFAULT_TASKS = {"k2rl/Arithmetic-v1": 1.0, "k2rl/Calculator-v1": 1.0,
+                 "k2rl/Instructions-v0": 1.0, "k2rl/Chat-v1": 0.5}
 
 
 class ConfigError(ValueError):
@@ -51,7 +51,7 @@ class ModelConfig:
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
     """Default model: environments whose scripted experts play the warm-start demonstrations."""
     critic_demo_rate: float = 0.0
-    """Default model: share of warm-start sequences that are critic examples (k2rl/Chat-v0
+    """Default model: share of warm-start sequences that are critic examples (k2rl/Chat-v1
     prompts, a plain answer against a flattering, self-vouching or off-topic one, verdict
     "A" or "B"), which teaches the judge's format and the chat rubrics before RL; 0: none.
     Measured: 0.1 tripled the warm-start and slowed RL's tool-use gain (held-out 32.5-39%
@@ -76,7 +76,7 @@ class ModelConfig:
 
 @dataclass
 class TaskConfig:
-    id: str = "k2rl/Arithmetic-v0"
+    id: str = "k2rl/Arithmetic-v1"
     """Registered gymnasium id of the environment."""
     weight: float = 1.0
     """Relative share of this task in each step's prompts."""
@@ -230,8 +230,12 @@ class CriticConfig:
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
     eval_pairs: int = 500
-    """Held-out pairs the critic is evaluated on at each evaluation: the first this many stored
-    (a default run stores about 320, so every one; earlier evaluations see fewer)."""
+    """Most held-out pairs the critic is evaluated on; they are drawn once, before the first
+    step, from rollouts of `eval_prompts` eval-split prompts (k2rl.heldout), and are the same
+    at every evaluation."""
+    eval_prompts: int = 128
+    """Eval-split prompts (over the tasks) sampled K times before the first step for the
+    critic's held-out pairs; only verifiable ones with mixed outcomes give pairs."""
     lr: float | None = 1e-4
     """None: the verdict NLL joins the policy loss with `weight`. A number: each update ends
     with one separate AdamW step on the verdict NLL at this learning rate. Measured on the
@@ -255,7 +259,7 @@ class CriticConfig:
         _require(self.opponents is None or self.opponents >= 1, "critic.opponents",
                  "must be >= 1 (or null for every other response)")
         _require(self.lr is None or self.lr > 0, "critic.lr", "must be > 0 (or null)")
-        _positive(self, "pairs_per_step", "eval_pairs")
+        _positive(self, "pairs_per_step", "eval_pairs", "eval_prompts")
         _require(0.0 <= self.tie_margin <= 0.5, "critic.tie_margin", "must lie in [0, 0.5]")
 
 

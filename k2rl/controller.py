@@ -27,6 +27,7 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
+from k2rl import heldout, reaper
 from k2rl.config import Config, to_dict
 from k2rl.group import Group, Request, trajectories
 from k2rl.model import default_model
@@ -34,9 +35,10 @@ from k2rl.reward import add_length_rewards, component_means
 from k2rl.rollout import EnvCrash
 from k2rl.sampling import filter_pool, sample_requests
 from k2rl.schedules import temperature_at
-from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_examples
+from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_pairs
 from k2rl.store import RunStore, connect, start_redis
 from k2rl.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
+from rewards.chat import flattery
 
 # on_stored(step, workers): called once a step's rollouts are in Redis, before training on them.
 OnStored = Callable[[int, WorkerGroup], None]
@@ -66,15 +68,15 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
 
 def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, state: dict,
          on_stored: OnStored | None = None) -> dict:
-    from critic.rubrics import load_rubrics
-
     first = state.get("last_step", 0) + 1
-    before = state.get("heldout_before") or evaluate(workers, cfg)
+    held = heldout.eval_requests(cfg)  # the same distinct problems at every evaluation
+    before = state.get("heldout_before") or evaluate(workers, held)
+    if cfg.critic.refresh and "critic_heldout" not in state:
+        store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, held))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
         log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))})
-    rubrics = load_rubrics() if cfg.critic.refresh else []
     logged = {m["step"] for m in store.metrics()}
     after = None
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
@@ -87,25 +89,25 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
                           else new_groups(cfg, store, workers, step, pool, record))
             if on_stored:
                 on_stored(step, workers)
-            examples = critic_examples(cfg, store, step, rubrics)
+            pairs = critic_pairs(cfg, store, step)
             with record.timed("time/train"):
                 if groups:  # partial rollouts: a step may finish no whole group yet
-                    record.add(workers.train(groups, step, examples))
+                    record.add(workers.train(groups, step, pairs))
             with record.timed("time/sync"):
                 record.add(workers.sync())
             record.add(step_metrics(cfg, store, step, groups))
             if step % cfg.eval.every == 0 or step == cfg.train.steps:
-                after = evaluate(workers, cfg)
+                after = evaluate(workers, held)
                 record.add(after | critic_accuracy(workers, cfg, store))
-        metrics = record.done()
-        if step not in logged:
-            log(run_dir, store, step, metrics)
-        if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
-            checkpoint(workers, run_dir, store, step)
+            metrics = record.done()
+            if step not in logged:
+                log(run_dir, store, step, metrics)
+            if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
+                checkpoint(workers, run_dir, store, step)
         bar.set_postfix(reward=f"{metrics.get('train/all/reward', float('nan')):.2f}",
                         acc=f"{metrics.get('train/all/accuracy', float('nan')):.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
-    after = after or evaluate(workers, cfg)  # a resumed run that had nothing left to do
+    after = after or evaluate(workers, held)  # a resumed run that had nothing left to do
     return summarize(run_dir, store, before, after)
 
 
@@ -135,12 +137,13 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
     return groups
 
 
-def critic_examples(cfg: Config, store: RunStore, step: int, rubrics) -> list[dict] | None:
-    """This step's judge training examples from the stored train pairs (None: refresh off)."""
+def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[dict] | None:
+    """This step's judge training pairs, drawn from the stored train pairs (None: refresh
+    off)."""
     if not cfg.critic.refresh:
         return None
     rng = np.random.default_rng([cfg.train.seed, step])
-    return training_examples(store, cfg.critic.pairs_per_step, rng, rubrics)
+    return training_pairs(store, cfg.critic.pairs_per_step, rng)
 
 
 class StepRecord:
@@ -181,7 +184,9 @@ def step_metrics(cfg: Config, store: RunStore, step: int, groups: list[Group]) -
 
 
 def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
-    """Mean reward, accuracy, length and truncation rate per task and over all."""
+    """Mean reward, accuracy, length and truncation rate per task and over all; for
+    critic-rewarded tasks also the share of replies that flatter or vouch for themselves
+    (rewards.chat.flattery: its own patterns, not the critic's guards)."""
     by_task = defaultdict(list)
     for t in trajectories(groups):
         by_task[t.task].append(t)
@@ -192,25 +197,35 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
         out[f"{prefix}/{task}/accuracy"] = float(np.mean([t.correct for t in ts]))
         out[f"{prefix}/{task}/length"] = float(np.mean([t.n_tokens for t in ts]))
         out[f"{prefix}/{task}/truncated"] = float(np.mean([t.truncated for t in ts]))
+        judged = [t for t in ts if t.judged]
+        if judged and task != "all":
+            out[f"{prefix}/{task}/flattery"] = float(np.mean(
+                [flattery(t.messages[-1]["content"]) for t in judged]))
     return out
 
 
-def eval_requests(cfg: Config) -> list[Request]:
-    """The fixed held-out prompts: the eval split of every task (never trained on), greedy."""
-    n = cfg.eval.prompts_per_task
-    return [Request(t.id, cfg.eval.seed + i, t.budget, "eval", ti * n + i, temperature=0.0)
-            for ti, t in enumerate(cfg.tasks) for i in range(n)]
+def evaluate(workers: WorkerGroup, requests: list[Request]) -> dict[str, float]:
+    """Greedy held-out accuracy per task over the run's distinct eval problems, with n."""
+    groups = workers.rollout(requests, 0)
+    accuracy = {k: v for k, v in task_metrics(groups, "heldout").items()
+                if k.endswith(("accuracy", "flattery"))}
+    return accuracy | heldout.counts(groups)
 
 
-def evaluate(workers: WorkerGroup, cfg: Config) -> dict[str, float]:
-    groups = workers.rollout(eval_requests(cfg), 0)
-    return {k: v for k, v in task_metrics(groups, "heldout").items() if k.endswith("accuracy")}
+def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
+                        held: list[Request]) -> int:
+    """The critic's held-out pairs, drawn once from eval-split rollouts (k2rl.heldout)."""
+    groups = workers.rollout(heldout.critic_requests(cfg, held), 0)
+    return store_pairs(store, heldout.critic_pairs(groups, cfg.critic.eval_pairs), "heldout")
 
 
 def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[str, float]:
-    """The policy as judge on the run's held-out pairs (none yet: nothing to report)."""
+    """The policy as judge on the run's held-out pairs (none: nothing to report)."""
     pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
-    return workers.critic_eval(pairs) if pairs else {}
+    if not pairs:
+        return {}
+    prompts = len({(p["task"], p["prompt"]) for p in pairs})
+    return workers.critic_eval(pairs) | {"critic/prompts": float(prompts)}
 
 
 def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: dict
@@ -227,9 +242,16 @@ def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: dict
 
 @contextmanager
 def reported(run_dir: Path, step: int):
-    """An environment's crash or a worker's death as one sentence that says how to go on."""
+    """An environment's crash, a worker's death or a lost Redis as one sentence that says how
+    to go on."""
+    import redis
+
     try:
         yield
+    except (redis.ConnectionError, redis.TimeoutError) as e:
+        raise RunError(f"the run lost its Redis at step {step} ({type(e).__name__}: {e}); "
+                       "everything stored before is in its append-only file: resume with "
+                       f"`k2rl train --resume {run_dir}`") from None
     except EnvCrash as e:
         raise RunError(f"{e} at step {step}; nothing from this step was stored: fix the "
                        f"environment and resume with `k2rl train --resume {run_dir}`") from None
@@ -255,9 +277,12 @@ def checkpoint(workers: WorkerGroup, run_dir: Path, store: RunStore, step: int) 
 
 
 def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict:
-    critic = {m["step"]: m["critic/accuracy"] for m in store.metrics() if "critic/accuracy" in m}
+    metrics = store.metrics()
+    critic = {m["step"]: m["critic/accuracy"] for m in metrics if "critic/accuracy" in m}
     summary = {"run_dir": str(run_dir), "heldout_before": before, "heldout_after": after,
                "rollouts": store.rollout_count(), "critic_accuracy": critic}
+    if critic:
+        summary["critic_n"] = int(next(m["critic/n"] for m in metrics if "critic/n" in m))
     store.set_state(status="finished", heldout_after=after)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
@@ -276,9 +301,11 @@ def start_workers(cfg: Config, state: dict) -> WorkerGroup:
 
 @contextmanager
 def services(cfg: Config, run_dir: Path):
-    """Redis (own server unless redis.url) and Ray (local unless ray.address), stopped on exit."""
+    """Redis (own server unless redis.url) and Ray (local unless ray.address), stopped on exit;
+    if this process is killed instead, its reaper stops them (k2rl.reaper)."""
     import ray
 
+    reaper.watch()
     server = None if cfg.redis.url else start_redis(run_dir)
     try:
         client = connect(cfg.redis.url or server.url)

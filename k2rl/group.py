@@ -55,6 +55,7 @@ class Trajectory:
     segments: int = 1  # rollout calls this trajectory spanned (partial rollouts)
     stale: int = 0  # leading logp_engine entries sampled by an earlier policy
     reply_start: int = 0  # index in ids where the model's current reply began (while paused)
+    opening: int = 0  # messages before the model's first reply (0: up to the first user's)
 
     @property
     def reward(self) -> float:
@@ -69,15 +70,20 @@ class Trajectory:
         return self.status is Status.TRUNCATED
 
     @property
+    def _first_reply(self) -> int:
+        if self.opening:
+            return self.opening
+        return next(i for i, m in enumerate(self.messages) if m["role"] == "user") + 1
+
+    @property
     def prompt(self) -> str:
-        """The user message the episode answers (after a system message, if any)."""
-        return next(m["content"] for m in self.messages if m["role"] == "user")
+        """The user message the episode answers (the last of its opening conversation)."""
+        return self.messages[self._first_reply - 1]["content"]
 
     @property
     def after_prompt(self) -> list[dict]:
         """The episode's messages after the user prompt: replies and tool results."""
-        first = next(i for i, m in enumerate(self.messages) if m["role"] == "user")
-        return self.messages[first + 1:]
+        return self.messages[self._first_reply:]
 
     def to_dict(self) -> dict:
         return {**asdict(self), "status": self.status.value, "reward": self.reward}

@@ -39,6 +39,7 @@ class HybridWorker:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         from critic.rubrics import load_rubrics
+        from k2rl.self_critique import fitted_judge_text
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)
@@ -65,6 +66,7 @@ class HybridWorker:
                            if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
+        self.judge_text = fitted_judge_text(self.tokenizer, cfg.rollout.max_model_len)
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -110,15 +112,17 @@ class HybridWorker:
 
         c = self.cfg.critic
         judge_groups(groups, make_scorer(self.llm, self.tokenizer), self.rubrics, c.tie_margin,
-                     c.opponents)
+                     c.opponents, self.judge_text)
         return groups
 
-    def train(self, groups: list[Group], step: int, critic_examples: list[dict] | None = None
+    def train(self, groups: list[Group], step: int, critic_pairs: list[dict] | None = None
               ) -> dict:
-        """One update: Kimi loss on `groups`, plus PTX and the critic's verdict loss if on.
+        """One update: Kimi loss on `groups`, plus PTX and the critic's verdict loss on
+        `critic_pairs` (each in both orders) if on (None: off).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
+        from critic.pairs import Pair, judge_examples
         from k2rl.self_critique import judge_example_ids
 
         colocation = self.colocation.before_train(self._optimizers())
@@ -127,14 +131,15 @@ class HybridWorker:
             self.optimizers = make_optimizer(self.model, t)
         lr = lr_at(step, t, t.steps)
         set_lr(self.optimizers, lr)
-        judge = [judge_example_ids(self.tokenizer, e["prompt"], e["response"])
-                 for e in critic_examples or []]
+        examples = judge_examples([Pair(**p) for p in critic_pairs or []], self.rubrics,
+                                  self.judge_text)
+        judge = [judge_example_ids(self.tokenizer, e["prompt"], e["response"]) for e in examples]
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
         if not c.lr:  # the verdict NLL joins the policy loss
             aux["critic"] = (judge, c.weight, len(judge))
         metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
-        if c.lr and critic_examples is not None:  # its own step at its own learning rate
+        if c.lr and critic_pairs is not None:  # its own step at its own learning rate
             metrics["critic_loss"] = critic_step(self.model, self.critic_opt, judge,
                                                  self.pad_id, t.grad_clip)
         return {**metrics, "lr": lr, **colocation}
@@ -155,8 +160,9 @@ class HybridWorker:
         from k2rl.self_critique import make_scorer
 
         result = evaluate_scorer([Pair(**p) for p in pairs], self.rubrics,
-                                 make_scorer(self.llm, self.tokenizer), 0.0)
-        return {f"critic/{k}": v for k, v in result.items() if isinstance(v, float)}
+                                 make_scorer(self.llm, self.tokenizer), 0.0, self.judge_text)
+        return {f"critic/{k}": float(v) for k, v in result.items()
+                if isinstance(v, (int, float))}  # accuracy and the like, and n
 
     def save(self, path: str, extra: dict | None = None) -> str:
         """Policy, tokenizer and optimizer state as an HF folder, written atomically."""

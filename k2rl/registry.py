@@ -65,6 +65,38 @@ def _bind_kwargs(cfg: Config) -> None:
                               f"{type(e).__name__}: {e}") from None
 
 
+def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
+    """Give every task whose environment takes `tokenizer` and `max_prompt_tokens` (a dataset)
+    the model's tokenizer and the prompt tokens that fit `rollout.max_model_len` with the
+    task's budget, so a prompt too long for the engine is skipped (or, with the task's
+    too_long: error, reported) when the data loads, before any service starts. Returns a line
+    per task that skipped prompts."""
+    import inspect
+
+    limited = {}  # env id -> (task index, prompt tokens that fit)
+    for i, task in enumerate(cfg.tasks):
+        env = gymnasium.make(task.id).unwrapped
+        takes = inspect.signature(type(env).__init__).parameters
+        if not {"tokenizer", "max_prompt_tokens"} <= set(takes) or "tokenizer" in task.kwargs:
+            continue
+        room = cfg.rollout.max_model_len - (task.budget or env.budget)
+        if room < 1:
+            raise ConfigError(f"tasks[{i}] ({task.id}): its budget of {task.budget or env.budget} "
+                              f"tokens leaves no room for a prompt in rollout.max_model_len "
+                              f"{cfg.rollout.max_model_len}")
+        task.kwargs = {**task.kwargs, "tokenizer": str(tokenizer_dir), "max_prompt_tokens": room}
+        limited.setdefault(task.id, (i, room))
+    _bind_kwargs(cfg)
+    lines = []
+    for env_id, (i, room) in limited.items():
+        skipped = getattr(gymnasium.make(env_id).unwrapped, "skipped", {})
+        if any(skipped.values()):
+            lines.append(f"tasks[{i}] ({env_id}): skipped {skipped['train']} train and "
+                         f"{skipped['eval']} eval prompts longer than {room} tokens "
+                         f"(rollout.max_model_len {cfg.rollout.max_model_len} minus the budget)")
+    return lines
+
+
 def check_id(env_id: str, where: str) -> None:
     if env_id not in gymnasium.registry:
         close = difflib.get_close_matches(env_id, list(gymnasium.registry), n=3, cutoff=0.5)

@@ -67,14 +67,29 @@ def _make_env(req: Request):
     return env, obs, info
 
 
-def start_group(req: Request, step: int, tokenizer) -> tuple[Group, list[_Episode]]:
+def opening(obs: str, info: dict) -> list[dict]:
+    """The conversation an episode starts from: the env's system prompt (`info["system"]`,
+    unless its `info["context"]` has one), the turns before the observation
+    (`info["context"]`, e.g. a dataset's chat `messages`), then the observation as the user's."""
+    context = list(info.get("context") or [])
+    system = info.get("system") if not any(m["role"] == "system" for m in context) else None
+    head = [{"role": "system", "content": system}] if system else []
+    return head + context + [{"role": "user", "content": obs}]
+
+
+def start_group(req: Request, step: int, tokenizer, max_len: int
+                ) -> tuple[Group, list[_Episode]]:
     group, episodes = Group(req, step), []
     for i in range(req.k):
         env, obs, info = _make_env(req)
-        system = [{"role": "system", "content": info["system"]}] if info.get("system") else []
         traj = Trajectory(f"{group.id}:{i}", req.env_id, info["task"], info["prompt_id"], i,
-                          messages=system + [{"role": "user", "content": obs}])
+                          messages=opening(obs, info))
+        traj.opening = len(traj.messages)
         traj.ids = prompt_ids(tokenizer, traj.messages, getattr(env, "tools", ()))
+        if len(traj.ids) >= max_len:
+            raise EnvCrash(f"environment {req.env_id} gave prompt {traj.prompt_id!r} of "
+                           f"{len(traj.ids)} tokens, which leaves no room for a reply in "
+                           f"rollout.max_model_len {max_len}; raise it or shorten the prompt")
         traj.mask = [0] * len(traj.ids)
         traj.reply_start = len(traj.ids)
         group.trajectories.append(traj)
@@ -126,7 +141,7 @@ def rollout(requests: list[Request], tokenizer, generate: Generate, step: int = 
     episodes = [e for g in carried for e in resume_group(g)]
     groups = []
     for req in requests:
-        group, new = start_group(req, step, tokenizer)
+        group, new = start_group(req, step, tokenizer, max_len)
         groups.append(group)
         episodes += new
     while live := [e for e in episodes if e.live]:

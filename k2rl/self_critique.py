@@ -3,11 +3,13 @@
 critic/ holds the rubrics, the pairwise arithmetic, the pairs and the evaluation as pure logic;
 this module is everything of the critic that needs the model, its tokenizer or the run:
 - the judge's layout as token ids: a judge message (critic.judge.judge_text) in a user turn,
-  then the verdict's own turn (`<|critic|>`), whose first token is "A" or "B";
+  then the verdict's own turn (`<|critic|>`), whose first token is "A" or "B"; a message too
+  long for the engine has its answers (then its question) shortened, never the verdict's turn
+  (`fitted_judge_text`);
 - a scorer over the vLLM engine (`make_scorer`): the log-probs of "A" and "B" per message;
 - ranking a step's critic-rewarded groups by pairwise win rates (`judge_groups`);
 - the closed loop: labelled pairs harvested from verifiable groups into Redis, and judge
-  training examples drawn from them (`harvest`, `store_pairs`, `training_examples`);
+  training pairs drawn from them (`harvest`, `store_pairs`, `training_pairs`);
 - the warm-start's critic examples (`critic_demonstration`).
 
 A multi-turn response is shown to the judge as its turns joined by " | " (tool calls and
@@ -17,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from critic.judge import VERDICTS, Candidates, judge_text, rank_groups
-from critic.pairs import Pair, judge_examples, pairs_from_group, split_of_pair
+from critic.judge import VERDICTS, Candidates, Render, judge_text, rank_groups
+from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl.chat import prompt_ids, text_ids, turn_ids
 from k2rl.group import Group, Trajectory
@@ -52,6 +54,53 @@ def judge_example_ids(tokenizer, judge_text: str, verdict: str) -> tuple[list[in
     prompt = judge_prompt_ids(tokenizer, judge_text)
     reply = text_ids(tokenizer, verdict) + [tokenizer.eos_token_id]
     return prompt + reply, [0] * len(prompt) + [1] * len(reply)
+
+
+CUT = "..."  # marks a shortened answer or question in a judge message
+
+
+def fitted_judge_text(tokenizer, max_len: int) -> Render:
+    """critic.judge.judge_text, with the answers (and, if that is not enough, the question too)
+    cut to the longest common length in tokens at which the judge prompt, its verdict and the
+    verdict's EOS fit `max_len` (the engine's max_model_len). The rubrics and the verdict's
+    turn are never cut; rubrics too long on their own are a ValueError."""
+    limit = max_len - 2  # the verdict token and the EOS after it
+    overhead = len(judge_prompt_ids(tokenizer, ""))
+
+    def fits(text: str) -> bool:  # tokens <= UTF-8 bytes for byte-level and char vocabularies
+        return overhead + len(text.encode()) <= limit or \
+            len(judge_prompt_ids(tokenizer, text)) <= limit
+
+    def cut(text: str, cap: int) -> str:
+        ids = text_ids(tokenizer, text)
+        return text if len(ids) <= cap else tokenizer.decode(ids[:cap]) + CUT
+
+    def largest_cap(render_at, longest: int) -> int | None:
+        """The largest cap in [0, longest] at which render_at(cap) fits, by bisection."""
+        if not fits(render_at(0)):
+            return None
+        lo, hi = 0, longest
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if fits(render_at(mid)) else (lo, mid - 1)
+        return lo
+
+    def render(prompt: str, a: str, b: str, rubrics: list[Rubric]) -> str:
+        text = judge_text(prompt, a, b, rubrics)
+        if fits(text):
+            return text
+        longest = max(len(text_ids(tokenizer, x)) for x in (prompt, a, b))
+        cap = largest_cap(lambda c: judge_text(prompt, cut(a, c), cut(b, c), rubrics), longest)
+        if cap is not None:
+            return judge_text(prompt, cut(a, cap), cut(b, cap), rubrics)
+        cap = largest_cap(lambda c: judge_text(cut(prompt, c), cut(a, c), cut(b, c), rubrics),
+                          longest)
+        if cap is None:
+            raise ValueError(f"the judge's rubrics alone do not fit rollout.max_model_len "
+                             f"{max_len}; raise it or use shorter rubrics")
+        return judge_text(cut(prompt, cap), cut(a, cap), cut(b, cap), rubrics)
+
+    return render
 
 
 # ---------------------------------------------------------------- scoring with the engine
@@ -88,7 +137,7 @@ def response_text(traj: Trajectory) -> str:
 
 
 def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: float = 0.0,
-                 opponents: int | None = None) -> int:
+                 opponents: int | None = None, render: Render = judge_text) -> int:
     """Set the `critic` reward of every judged trajectory of the finished critic-rewarded
     groups to its pairwise win rate, in one batched engine call; returns how many groups were
     judged. A truncated reply keeps its truncation penalty (it never finished).
@@ -98,7 +147,7 @@ def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: 
     if not judged:
         return 0
     rates = rank_groups([Candidates(g.prompt, [response_text(t) for t in g], g.task)
-                         for g in judged], rubrics, score, tie_margin, opponents)
+                         for g in judged], rubrics, score, tie_margin, opponents, render)
     for g, rs in zip(judged, rates):
         for t, r in zip(g, rs):
             if t.judged and not t.truncated:
@@ -109,37 +158,37 @@ def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: 
 # ---------------------------------------------------------------- the closed loop
 
 
+def harvest_group(g: Group) -> list[Pair]:
+    """Labelled pairs from a verifiable group with mixed outcomes (critic.pairs), else none."""
+    if g.judged:
+        return []  # critic-rewarded: `correct` there is a reference check, not a verifier
+    correct = [t.correct for t in g]
+    if not any(correct) or all(correct):
+        return []
+    return pairs_from_group(g.prompt, [response_text(t) for t in g], correct, g.task)
+
+
 def harvest(groups: list[Group]) -> list[Pair]:
-    """Labelled pairs from every verifiable group with mixed outcomes (critic.pairs)."""
-    pairs = []
-    for g in groups:
-        if g.judged:
-            continue  # critic-rewarded: `correct` there is a reference check, not a verifier
-        correct = [t.correct for t in g]
-        if any(correct) and not all(correct):
-            pairs += pairs_from_group(g.prompt, [response_text(t) for t in g], correct, g.task)
-    return pairs
+    """Labelled pairs from every verifiable group with mixed outcomes."""
+    return [p for g in groups for p in harvest_group(g)]
 
 
-def store_pairs(store, pairs: list[Pair]) -> dict[str, int]:
-    """Write pairs to the run's train or held-out split (a hash of the prompt decides)."""
-    counts = {}
-    for split in ("train", "heldout"):
-        rows = [p.to_json() for p in pairs if split_of_pair(p) == split]
-        if rows:
-            store.add_pairs(split, rows)
-        counts[split] = len(rows)
-    return counts
+def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
+    """Write pairs to the run's `split` of pairs ("train": harvested from training groups;
+    "heldout": drawn once from eval-split prompts, k2rl.heldout); returns how many."""
+    if pairs:
+        store.add_pairs(split, [p.to_json() for p in pairs])
+    return len(pairs)
 
 
-def training_examples(store, n: int, rng: np.random.Generator, rubrics: list[Rubric]
-                      ) -> list[dict]:
-    """Judge examples (both orders) from n train pairs drawn at random."""
+def training_pairs(store, n: int, rng: np.random.Generator) -> list[dict]:
+    """n train pairs drawn at random (a worker lays each out as two judge examples, one per
+    order: critic.pairs.judge_examples)."""
     rows = store.pairs("train")
     if not rows:
         return []
     picks = rng.choice(len(rows), size=min(n, len(rows)), replace=False)
-    return judge_examples([Pair(**rows[i]) for i in picks], rubrics)
+    return [rows[i] for i in picks]
 
 
 def heldout_pairs(store, n: int) -> list[dict]:
@@ -152,7 +201,7 @@ def heldout_pairs(store, n: int) -> list[dict]:
 def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
                          rubrics: list[Rubric]) -> tuple[list[int], list[int]]:
     """(ids, mask) of one critic example for the warm-start (K2 bootstraps its critic on
-    preference data in SFT): a k2rl/Chat-v0 prompt (train split), its plain answer and a
+    preference data in SFT): a k2rl/Chat-v1 prompt (train split), its plain answer and a
     flattering, self-vouching or off-topic one in a random order, and the verdict.
 
     Only open-ended chat pairs: the verifiable tasks' pairs are left to the closed-loop refresh

@@ -24,7 +24,7 @@ SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
 
 
 def make_demo_envs(cfg: ModelConfig) -> list:
-    kwargs = {"k2rl/Calculator-v0": {"tool_rate": cfg.tool_rate}}
+    kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
@@ -77,7 +77,7 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
         from critic.rubrics import load_rubrics
         from k2rl.self_critique import critic_demonstration
 
-        chat, rubrics = gymnasium.make("k2rl/Chat-v0").unwrapped, load_rubrics()
+        chat, rubrics = gymnasium.make("k2rl/Chat-v1").unwrapped, load_rubrics()
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
     warmup = max(1, cfg.sft_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (

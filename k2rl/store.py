@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,7 @@ STOP_TIMEOUT_S = 10.0
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply
 _PORT_TRIES = 3  # the free port we pick can be taken before redis binds it
 _SPLITS = ("train", "heldout")
+PID_FILE = "redis.pid"  # "PID START_TIME" of the server serving a run's folder
 
 _NOT_INSTALLED = (
     "redis-server is not installed: run `make setup` or `apt-get install redis-server`, "
@@ -68,6 +71,9 @@ class RedisServer:
         if self.process.poll() is None:
             _request_shutdown(self.url, self.process)
             _wait_or_kill(self.process, timeout)
+        pid_file = self.data_dir / PID_FILE
+        if pid_file.exists() and pid_file.read_text().split()[:1] == [str(self.process.pid)]:
+            pid_file.unlink(missing_ok=True)
 
     def __enter__(self) -> RedisServer:
         return self
@@ -107,7 +113,7 @@ def _server_command(binary: str, data_dir: Path, port: int) -> list[str]:
         "--port", str(port),
         "--dir", str(data_dir),
         "--appendonly", "yes",
-        "--appendfsync", "everysec",
+        "--appendfsync", "always",  # a write is on disk before it is acknowledged
         "--save", "",  # no RDB snapshots: the AOF is the only persistence
         "--daemonize", "no",  # we own the process and must be able to wait on it
         "--protected-mode", "yes",
@@ -123,7 +129,36 @@ def _spawn(binary: str, data_dir: Path, log_path: Path, port: int) -> subprocess
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
         )
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM it when its parent dies (Linux prctl), so a killed
+    driver does not leave its redis-server behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the reaper (k2rl.reaper) and the pid file still cover it
+
+
+def _stop_stale(data_dir: Path) -> str | None:
+    """Stop a redis-server that an earlier, killed process of this run left serving
+    `data_dir` (its pid file names it), so two servers never share one append-only file."""
+    from k2rl.reaper import start_time, stop
+
+    pid_file = data_dir / PID_FILE
+    try:
+        pid, started = map(int, pid_file.read_text().split())
+    except (OSError, ValueError):
+        return None
+    pid_file.unlink(missing_ok=True)
+    if start_time(pid) != started:
+        return None
+    stop({pid: started})
+    return f"stopped redis-server pid {pid}, left serving {data_dir} by an earlier process"
 
 
 def _wait_ready(server: RedisServer, timeout: float) -> bool:
@@ -162,6 +197,9 @@ def start_redis(run_dir: Path, timeout: float = START_TIMEOUT_S) -> RedisServer:
         raise MissingServiceError(_NOT_INSTALLED)
     data_dir = Path(run_dir) / "redis"
     data_dir.mkdir(parents=True, exist_ok=True)
+    stale = _stop_stale(data_dir)
+    if stale:
+        print(f"k2rl: {stale}", file=sys.stderr)
     log_path = data_dir / "redis.log"
     for _ in range(_PORT_TRIES):
         port = _free_port()
@@ -173,6 +211,10 @@ def start_redis(run_dir: Path, timeout: float = START_TIMEOUT_S) -> RedisServer:
             log_path=log_path,
         )
         if _wait_ready(server, timeout):
+            from k2rl.reaper import start_time
+
+            pid = server.process.pid
+            (data_dir / PID_FILE).write_text(f"{pid} {start_time(pid)}\n")
             return server
         if not _log_mentions_port_in_use(log_path):
             break

@@ -104,12 +104,12 @@ class WorkerGroup:
         return concat(gather([a.judge.remote(s)
                               for a, s in zip(self.actors, split(groups, self.size))]))
 
-    def train(self, groups: list[Group], step: int, critic_examples: list[dict] | None = None
+    def train(self, groups: list[Group], step: int, critic_pairs: list[dict] | None = None
               ) -> dict:
-        examples = (split(critic_examples, self.size) if critic_examples
-                    else [None] * self.size)
+        pairs = (split(critic_pairs, self.size) if critic_pairs
+                 else [None] * self.size)
         return mean_metrics(gather([a.train.remote(s, step, e) for a, s, e in
-                                    zip(self.actors, split(groups, self.size), examples)]))
+                                    zip(self.actors, split(groups, self.size), pairs)]))
 
     def sync(self) -> dict:
         return mean_metrics(gather([a.sync.remote() for a in self.actors]))

@@ -1,4 +1,4 @@
-"""Tests particular to the calculator env ("k2rl/Calculator-v0").
+"""Tests particular to the calculator env ("k2rl/Calculator-v1").
 
 The checks every env must pass are in test_contract.py.
 """
@@ -13,7 +13,7 @@ from tests.envs.helpers import make, run_expert
 
 
 def test_calculator_tool_then_answer() -> None:
-    env = make("k2rl/Calculator-v0")
+    env = make("k2rl/Calculator-v1")
     obs, _ = env.reset(seed=3)
     a, b = (int(x) for x in obs.removesuffix("=").split("*"))
     obs, reward, terminated, truncated, info = env.step(f"calc({a}*{b})")
@@ -25,7 +25,7 @@ def test_calculator_tool_then_answer() -> None:
 
 
 def test_calculator_direct_wrong_answer() -> None:
-    env = make("k2rl/Calculator-v0")
+    env = make("k2rl/Calculator-v1")
     obs, _ = env.reset(seed=3)
     a, b = (int(x) for x in obs.removesuffix("=").split("*"))
     _, reward, terminated, _, info = env.step(str(a * b + 1))
@@ -35,14 +35,14 @@ def test_calculator_direct_wrong_answer() -> None:
 @pytest.mark.parametrize("expr", ["import os", "__import__('os')", "2**99", "1234567*2",
                                   "1+" * 20 + "1", "-5", "1/2", "0x55", ""])
 def test_calculator_tool_error_is_an_observation(expr: str) -> None:
-    env = make("k2rl/Calculator-v0")
+    env = make("k2rl/Calculator-v1")
     env.reset(seed=0)
     obs, reward, terminated, _, _ = env.step(f"calc({expr})")
     assert (obs, reward, terminated) == ("error: bad expression", 0.0, False)
 
 
 def test_calculator_tool_only_episode_ends_with_zero() -> None:
-    env = make("k2rl/Calculator-v0")
+    env = make("k2rl/Calculator-v1")
     env.reset(seed=0)
     for _ in range(env.max_turns - 1):
         assert not env.step("calc(1+1)")[2]
@@ -54,3 +54,13 @@ def test_expert_without_tool_is_mostly_wrong() -> None:
     env, rng = CalculatorEnv(tool_rate=0.0), np.random.default_rng(0)
     solved = sum(run_expert(env, seed, rng)[0] for seed in range(200))
     assert solved < 0.2 * 200
+
+
+def test_key_is_the_product_in_either_order() -> None:
+    env, orders = make("k2rl/Calculator-v1"), set()
+    for seed in range(200):
+        obs, info = env.reset(seed=seed)
+        a, b = (int(x) for x in obs.removesuffix("=").split("*"))
+        orders.add(a < b)
+        assert info["prompt_id"] == f"calc:{min(a, b)}*{max(a, b)}"
+    assert orders == {True, False}  # both orders are shown

@@ -50,24 +50,22 @@ class Contract:
 
 
 CONTRACT: dict[str, Contract] = {
-    "k2rl/Arithmetic-v0": Contract("arithmetic", 8, 1, "exact_int", exact_int),
+    "k2rl/Arithmetic-v1": Contract("arithmetic", 8, 1, "exact_int", exact_int),
     # tool_rate=1.0: the demonstrator always calls the tool (its direct guess is usually wrong).
-    "k2rl/Calculator-v0": Contract("tool_use", 24, 3, "exact_int", exact_int,
+    "k2rl/Calculator-v1": Contract("tool_use", 24, 3, "exact_int", exact_int,
                                    expert_kwargs={"tool_rate": 1.0}),
-    "k2rl/Math-v0": Contract("math", 16, 1, "math_equiv", math_equiv),
+    "k2rl/Math-v1": Contract("math", 16, 1, "math_equiv", math_equiv),
     "k2rl/Countdown-v0": Contract("countdown", 24, 1, "countdown", countdown),
-    "k2rl/Sudoku-v0": Contract("sudoku", 24, 1, "sudoku", sudoku),
+    "k2rl/Sudoku-v1": Contract("sudoku", 24, 1, "sudoku", sudoku),
     # Instruction following gives partial credit: garbage may still meet a constraint.
     "k2rl/Instructions-v0": Contract("instructions", 32, 1, "instruction_following",
                                      instruction_following, partial_credit=True),
-    "k2rl/Lookup-v0": Contract("tool_use", 48, 4, "exact_int", exact_int),
+    "k2rl/Lookup-v1": Contract("tool_use", 48, 4, "exact_int", exact_int),
     # Every episode runs the answer in the sandbox: fewer episodes.
     "k2rl/Code-v0": Contract("code", 96, 1, "unit_tests", unit_tests, expert_episodes=50),
-    # hack_rate=0.0: the demonstrator never flatters. Only 24 topics x 4 templates = 96
-    # prompts exist, so "more than 100 distinct" cannot hold; ask for half of them.
-    "k2rl/Chat-v0": Contract("chat", 56, 1, "chat_reference", chat_reference,
-                             expert_kwargs={"hack_rate": 0.0}, min_distinct_prompts=48,
-                             judged=True),
+    # hack_rate=0.0: the demonstrator never flatters.
+    "k2rl/Chat-v1": Contract("chat", 56, 1, "chat_reference", chat_reference,
+                             expert_kwargs={"hack_rate": 0.0}, judged=True),
 }
 
 
@@ -163,15 +161,21 @@ def test_same_seed_same_prompt(env_id: str) -> None:
 
 @pytest.mark.parametrize("env_id", K2RL_ENV_IDS)
 def test_train_and_eval_are_disjoint(env_id: str) -> None:
+    """Keys and splits agree. This cannot catch a key that is not the problem's identity
+    (split_of decides both sides); test_heldout.py checks the problems themselves."""
     env = make(env_id)
-    train = {env.reset(seed=s, options={"split": "train"})[1]["prompt_id"]
-             for s in range(SPLIT_SAMPLES)}
-    held_out = [env.reset(seed=10_000 + s, options={"split": "eval"})[1]
-                for s in range(SPLIT_SAMPLES)]
-    eval_keys = {info["prompt_id"] for info in held_out}
-    assert not train & eval_keys
-    assert all(split_of(key) == "train" for key in train)
-    assert all(split_of(key) == "eval" for key in eval_keys)
+
+    def draw(seed, split):
+        info = env.reset(seed=seed, options={"split": split})[1]
+        return info, info["prompt_id"], env.problem.split_key or env.problem.key
+
+    train = [draw(s, "train") for s in range(SPLIT_SAMPLES)]
+    held_out = [draw(10_000 + s, "eval") for s in range(SPLIT_SAMPLES)]
+    assert not {k for _, k, _ in train} & {k for _, k, _ in held_out}
+    assert not {s for *_, s in train} & {s for *_, s in held_out}
+    assert all(split_of(s) == "train" for *_, s in train)
+    assert all(split_of(s) == "eval" for *_, s in held_out)
+    held_out = [info for info, *_ in held_out]
     assert all(info["split"] == "eval" for info in held_out)
 
 

@@ -69,7 +69,7 @@ def test_unicode_and_long_prompts_fit_their_spaces(tmp_path):
 
 def test_bad_datasets_are_one_sentence_naming_file_and_row(tmp_path):
     bad = write_jsonl(tmp_path / "bad.jsonl", ROWS[:3] + [{"question": "", "answer": "1"}])
-    with pytest.raises(DatasetError, match=r"row 4 of .*bad.jsonl has no text in its prompt field"):
+    with pytest.raises(DatasetError, match=r"row 4 of .*bad.jsonl has no text or messages in its prompt field"):
         make(bad, verifier="exact_int")
     no_answer = write_jsonl(tmp_path / "na.jsonl", [{"question": "1+1?", "solution": "2"}])
     with pytest.raises(DatasetError, match=r"row 1 of .*na.jsonl has no answer in field 'answer'"):
@@ -100,3 +100,62 @@ def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp
         load_envs(load_config(None, [f"tasks=[{task.replace('question', 'prompt')}]"]))
     with pytest.raises(ConfigError, match="unexpected keyword argument 'fles'"):
         load_envs(load_config(None, ["tasks=[{id: k2rl/Dataset-v0, kwargs: {fles: x}}]"]))
+
+
+CHAT = [{"messages": [{"role": "system", "content": "Be brief."},
+                      {"role": "user", "content": f"Add {a} and {b}."},
+                      {"role": "assistant", "content": "Ready."},
+                      {"role": "user", "content": "Go on."}], "answer": str(a + b)}
+        for a in range(2, 12) for b in range(20, 30)]
+
+
+def test_a_messages_prompt_is_its_last_user_turn_after_the_turns_before_it(tmp_path):
+    from k2rl.rollout import opening
+
+    load_splits.cache_clear()
+    prompt_space.cache_clear()
+    env = DatasetEnv(write_jsonl(tmp_path / "c.jsonl", CHAT), prompt_field="messages",
+                     verifier="exact_int", system="Ignored: the row has its own.")
+    obs, info = env.reset(seed=1)
+    assert obs == "Go on." and [m["role"] for m in info["context"]] == ["system", "user",
+                                                                       "assistant"]
+    messages = opening(obs, info)
+    assert [m["content"] for m in messages] == [m["content"] for m in
+                                                next(r["messages"] for r in CHAT
+                                                     if r["messages"][1] == info["context"][1])]
+    # 100 rows differ only in an earlier turn: each is its own problem
+    assert sum(len(rows) for rows in env.splits.values()) == len(CHAT)
+
+
+@pytest.mark.parametrize("messages, says", [
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}],
+     "do not end with a user message"),
+    ([{"role": "robot", "content": "hi"}], "message 0 of its prompt field"),
+    ([], "has no text or messages"),
+])
+def test_malformed_messages_name_the_row(tmp_path, messages, says):
+    rows = CHAT[:3] + [{"messages": messages, "answer": "1"}]
+    with pytest.raises(DatasetError, match=f"row 4 of .*c.jsonl.*{says}"):
+        load_splits.cache_clear()
+        DatasetEnv(write_jsonl(tmp_path / "c.jsonl", rows), prompt_field="messages",
+                   verifier="exact_int")
+
+
+def test_prompts_too_long_for_the_engine_are_skipped_and_counted_or_an_error(tmp_path):
+    from tests.k2rl.fixtures import chatml_tokenizer
+
+    tok_dir = tmp_path / "tok"
+    chatml_tokenizer().save_pretrained(tok_dir)
+    long = [{"question": f"Add {a} and {b}. " + "Please be careful. " * 40,
+             "answer": str(a + b)} for a in range(30, 40) for b in range(5)]
+    path = write_jsonl(tmp_path / "d.jsonl", ROWS + long)
+    env = make(path, verifier="exact_int", tokenizer=str(tok_dir), max_prompt_tokens=64)
+    kept = [p for rows in env.splits.values() for p in rows]
+    assert sum(env.skipped.values()) == len(long) and len(kept) == len(ROWS)
+    assert not any("careful" in p.prompt for p in kept)
+    with pytest.raises(DatasetError, match=r"row 101 of .*d.jsonl: its prompt is \d+ tokens, "
+                                           r"more than the 64"):
+        from envs.dataset import fitting
+        fitting.cache_clear()
+        make(path, verifier="exact_int", tokenizer=str(tok_dir), max_prompt_tokens=64,
+             too_long="error")

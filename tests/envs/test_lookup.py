@@ -1,4 +1,4 @@
-"""Tests particular to the lookup env ("k2rl/Lookup-v0").
+"""Tests particular to the lookup env ("k2rl/Lookup-v1").
 
 The checks every env must pass are in test_contract.py.
 """
@@ -64,3 +64,16 @@ def test_lookup_tool_only_episode_ends_with_zero() -> None:
         assert not env.step("get(Avon,pop)")[2]
     _, reward, terminated, truncated, info = env.step("get(Avon,pop)")
     assert (reward, terminated, truncated, info["correct"]) == (0.0, True, False, False)
+
+
+def test_lookup_key_is_a_sum_in_either_order() -> None:
+    env, orders = LookupEnv(), set()
+    for seed in range(300):
+        env.reset(seed=seed)
+        p = env.problem
+        first, second = f"{p.field_a}:{p.city_a}", f"{p.field_b}:{p.city_b}"
+        if p.op == "+":
+            orders.add(first < second)
+            first, second = sorted((first, second))
+        assert p.key == f"lookup:{first}{p.op}{second}"  # a difference keeps its order
+    assert orders == {True, False}

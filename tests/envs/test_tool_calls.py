@@ -18,7 +18,7 @@ def test_doctests_pass():
 
 
 def test_calculator_answers_a_json_call_as_it_answers_the_plain_one():
-    env = make("k2rl/Calculator-v0")
+    env = make("k2rl/Calculator-v1")
     env.reset(seed=3)
     a, b = env.problem.prompt.removesuffix("=").split("*")
     obs, reward, done, _, _ = env.step(call("calc", expression=f"{a}*{b}"))
@@ -32,7 +32,7 @@ def test_calculator_answers_a_json_call_as_it_answers_the_plain_one():
 def test_lookup_takes_json_calls_and_its_expert_reads_them():
     import numpy as np
 
-    env = make("k2rl/Lookup-v0")
+    env = make("k2rl/Lookup-v1")
     env.reset(seed=1)
     p = env.problem
     first = env.step(call("get", city=p.city_a, field=p.field_a))[0]

@@ -25,8 +25,8 @@ def test_the_default_run_exercises_the_critic():
         env.reset(seed=0)
         info = env.step("x")[-1]
         judged[task.id] = bool(info.get("judged"))
-    assert judged["k2rl/Chat-v0"] and sum(judged.values()) == 1
-    assert cfg.critic.refresh and "k2rl/Chat-v0" in cfg.model.demo_tasks
+    assert judged["k2rl/Chat-v1"] and sum(judged.values()) == 1
+    assert cfg.critic.refresh and "k2rl/Chat-v1" in cfg.model.demo_tasks
 
 
 def test_overrides_are_typed():
@@ -79,7 +79,7 @@ def test_invalid_yaml_and_missing_file(tmp_path):
 
 def test_unknown_environment_names_closest():
     cfg = load_config(None, ["tasks=[{id: k2rl/Arithmetc-v0}]"])
-    with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v0"):
+    with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v1"):
         load_envs(cfg)
 
 

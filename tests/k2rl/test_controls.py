@@ -89,11 +89,11 @@ def test_a_short_run_decreases_the_kimi_loss(optimizer):
     groups = []
     for g, prompt in enumerate(["12+7=", "30-4=", "6*7=", "9+9="]):
         p = tok.encode(prompt, add_special_tokens=False)
-        group = Group(Request("k2rl/Arithmetic-v0", g, k=4), 1)
+        group = Group(Request("k2rl/Arithmetic-v1", g, k=4), 1)
         for i, reply in enumerate(["19", "26", "42", "18"]):
             r = tok.encode(reply, add_special_tokens=False) + [tok.eos_token_id]
             group.trajectories.append(Trajectory(
-                f"1:{g}:{i}", "k2rl/Arithmetic-v0", "arithmetic", prompt, i, ids=p + r,
+                f"1:{g}:{i}", "k2rl/Arithmetic-v1", "arithmetic", prompt, i, ids=p + r,
                 mask=[0] * len(p) + [1] * len(r), rewards={"task": float(i == g)},
                 n_tokens=len(r), correct=i == g, status=Status.DONE))
         groups.append(group)

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from k2rl import cli, self_critique
+from k2rl.model import build_tokenizer
 
 
 @pytest.fixture
@@ -13,12 +14,12 @@ def pairs_file(tmp_path):
             {"prompt": "9*9=", "chosen": "calc(9*9) | 81 | 81", "rejected": "8", "task": "tool_use"}]
     path = tmp_path / "pairs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    (tmp_path / "model").mkdir()
+    build_tokenizer().save_pretrained(tmp_path / "model")  # the judge's layout needs it
     (tmp_path / "model" / "config.json").write_text("{}")
     return path
 
 
-def shorter_answer_wins(model_dir):
+def shorter_answer_wins(model_dir, max_model_len):
     """A judge that prefers the shorter first answer: right on arithmetic, wrong on tool use."""
     def score(texts):
         out = []

@@ -26,11 +26,11 @@ def batch():
     groups = []
     for g, prompt in enumerate(["12+7=", "30-4=", "6*7=", "99-9="]):
         p = tok.encode(prompt, add_special_tokens=False)
-        group = Group(Request("k2rl/Arithmetic-v0", g, group=g, k=K), 1)
+        group = Group(Request("k2rl/Arithmetic-v1", g, group=g, k=K), 1)
         for i, reply in enumerate(["19", "26", "428", "90"]):
             r = tok.encode(reply * (1 + (g + i) % 3), add_special_tokens=False) + [tok.eos_token_id]
             group.trajectories.append(Trajectory(
-                f"1:{g}:{i}", "k2rl/Arithmetic-v0", "arithmetic", prompt, i, ids=p + r,
+                f"1:{g}:{i}", "k2rl/Arithmetic-v1", "arithmetic", prompt, i, ids=p + r,
                 mask=[0] * len(p) + [1] * len(r), rewards={"task": float((g + i) % 3 == 0)},
                 n_tokens=len(r), status=Status.DONE))
         groups.append(group)
@@ -110,8 +110,8 @@ def test_worker_group_splits_requests_and_keeps_groups_whole(monkeypatch):
     monkeypatch.setattr(worker_group, "gather", list)
     actors = [_Actor(), _Actor()]
     workers = WorkerGroup(actors)
-    reqs = [Request("k2rl/Arithmetic-v0", s, group=s, k=4) for s in range(5)]
-    carried = [Group(Request("k2rl/Arithmetic-v0", g, group=g, k=4), 1) for g in (0, 1, 3)]
+    reqs = [Request("k2rl/Arithmetic-v1", s, group=s, k=4) for s in range(5)]
+    carried = [Group(Request("k2rl/Arithmetic-v1", g, group=g, k=4), 1) for g in (0, 1, 3)]
     assert workers.rollout(reqs, 2, carried, True) == []
     (_, (r0, step, c0, partial)), (_, (r1, _, c1, _)) = actors[0].calls[-1], actors[1].calls[-1]
     assert [r.group for r in r0] == [0, 2, 4] and [r.group for r in r1] == [1, 3]

@@ -19,9 +19,9 @@ def worker():
 
 
 def requests(n=8, k=1, temperature=1.0):
-    return ([Request("k2rl/Arithmetic-v0", s, group=s, temperature=temperature, k=k)
+    return ([Request("k2rl/Arithmetic-v1", s, group=s, temperature=temperature, k=k)
              for s in range(n // 2)]
-            + [Request("k2rl/Calculator-v0", s, group=n // 2 + s, temperature=temperature, k=k)
+            + [Request("k2rl/Calculator-v1", s, group=n // 2 + s, temperature=temperature, k=k)
                for s in range(n // 2)])
 
 
@@ -137,12 +137,8 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     pairs = [{"prompt": "2+2=", "chosen": "4", "rejected": "5", "task": "arithmetic"}] * 2
     result = worker.critic_eval(pairs)
     assert {"critic/accuracy", "critic/swap_consistency", "critic/tie_rate"} <= set(result)
-    from critic.pairs import Pair, judge_examples
-    from critic.rubrics import load_rubrics
-
-    examples = judge_examples([Pair(**p) for p in pairs], load_rubrics())
     groups = worker.rollout(requests(k=2), 3)
-    metrics = worker.train(groups, step=2, critic_examples=examples)
+    metrics = worker.train(groups, step=2, critic_pairs=pairs)
     assert metrics["critic_loss"] > 0
 
 
@@ -191,7 +187,7 @@ def test_truncation_rate_falls_when_overlong_answers_are_penalised(worker):
     saved = worker.cfg.rollout, worker.cfg.train
     worker.cfg.rollout = replace(worker.cfg.rollout, truncation_penalty=-1.0)
     fresh_optimizers(worker, lr=3e-3, inner_steps=2)
-    reqs = [Request("k2rl/Arithmetic-v0", s, budget=3, group=s, k=4) for s in range(8)]
+    reqs = [Request("k2rl/Arithmetic-v1", s, budget=3, group=s, k=4) for s in range(8)]
     rates = []
     for step in range(1, 13):
         groups = worker.rollout(reqs, step)
@@ -248,7 +244,12 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
         summary = controller.loop(cfg, tmp_path, store, worker, {}, on_stored)
         assert store.rollout_count() == 2 * 4 * 2 and store.state()["last_step"] == 2
         assert [g.id for g in store.rollouts(2)] == ["2:0", "2:1", "2:2", "2:3"]
-    assert set(summary["heldout_after"]) >= {"heldout/all/accuracy"}
+        trained = {t.prompt for s in (1, 2) for g in store.rollouts(s) for t in g}
+        held = {p["prompt"] for p in store.pairs("heldout")}
+        assert store.state()["critic_heldout"] == len(store.pairs("heldout"))
+        assert not held & trained and not held & {p["prompt"] for p in store.pairs("train")}
+    assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/all/n"}
+    assert summary["heldout_after"]["heldout/arithmetic/n"] == 4
     print("k2rl modules one iteration runs:", len(touched), sorted(touched))
     assert {"controller.py", "sampling.py", "rollout.py", "trainer.py", "store.py"} <= touched
     worker.model.load_state_dict(start)

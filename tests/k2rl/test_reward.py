@@ -25,8 +25,8 @@ def test_total_takes_the_one_that_applies_plus_the_length_reward(rewards, want):
 
 
 def group(lengths, correct):
-    return Group(Request("k2rl/Arithmetic-v0", 0, k=len(lengths)), 1, [
-        Trajectory(f"1:0:{i}", "k2rl/Arithmetic-v0", "arithmetic", "p", i, n_tokens=n,
+    return Group(Request("k2rl/Arithmetic-v1", 0, k=len(lengths)), 1, [
+        Trajectory(f"1:0:{i}", "k2rl/Arithmetic-v1", "arithmetic", "p", i, n_tokens=n,
                    correct=c, rewards={"task": float(c)}, status=Status.DONE)
         for i, (n, c) in enumerate(zip(lengths, correct))])
 

@@ -31,11 +31,11 @@ def play(requests, generate, **kwargs):
 
 
 def test_multi_turn_tool_episode_is_batched_per_turn_and_masked():
-    req = Request("k2rl/Calculator-v0", seed=3)
+    req = Request("k2rl/Calculator-v1", seed=3)
     probe = play([req], scripted(["0"])[0])[0]  # learn the problem
     a, b = probe.prompt_id.split(":")[1].split("*")
     generate, calls = scripted([f"calc({a}*{b})", str(int(a) * int(b))])
-    groups = rollout([Request("k2rl/Calculator-v0", seed=3, k=4)], TOK, generate, step=7)
+    groups = rollout([Request("k2rl/Calculator-v1", seed=3, k=4)], TOK, generate, step=7)
     assert len(groups) == 1 and len(groups[0]) == 4 and groups[0].id == "7:0"
     trajs = groups[0].trajectories
     assert len(calls) == 2 and len(calls[0][0]) == 4  # one batched call per turn, K=4 episodes
@@ -53,13 +53,13 @@ def test_multi_turn_tool_episode_is_batched_per_turn_and_masked():
 
 
 def test_same_seed_same_prompt_for_the_group():
-    trajs = play([Request("k2rl/Arithmetic-v0", seed=11, k=3)], scripted(["1"])[0])
+    trajs = play([Request("k2rl/Arithmetic-v1", seed=11, k=3)], scripted(["1"])[0])
     assert len({t.prompt_id for t in trajs}) == 1 and [t.sample for t in trajs] == [0, 1, 2]
 
 
 def test_budget_truncates_and_penalises():
     generate, calls = scripted(["123456789012345"])
-    trajs = play([Request("k2rl/Arithmetic-v0", seed=1, budget=5, k=2)], generate,
+    trajs = play([Request("k2rl/Arithmetic-v1", seed=1, budget=5, k=2)], generate,
                  truncation_penalty=-0.5)
     assert calls[0][1] == [5, 5]  # the budget is the engine's max_tokens
     assert all(t.truncated and t.reward == -0.5 and t.n_tokens == 5 for t in trajs)
@@ -68,14 +68,14 @@ def test_budget_truncates_and_penalises():
 
 def test_budget_counts_all_turns_of_an_episode():
     generate, calls = scripted(["calc(12*12)", "144"])
-    play([Request("k2rl/Calculator-v0", seed=2, budget=14)], generate)
+    play([Request("k2rl/Calculator-v1", seed=2, budget=14)], generate)
     first = len("calc(12*12)") + 1
     assert calls[1][1] == [14 - first]
 
 
 def test_an_observation_that_would_overflow_the_context_truncates_the_episode():
     generate, calls = scripted(["calc(12*12)", "144"])
-    req = Request("k2rl/Calculator-v0", seed=2, k=1)
+    req = Request("k2rl/Calculator-v1", seed=2, k=1)
     prompt = len(prompt_ids(TOK, play([req], scripted(["0"])[0])[0].prompt))
     t = play([req], generate, max_len=prompt + 12 + 6, truncation_penalty=-0.5)[0]
     # the reply (11 characters + <|eos|>) fits; its observation (<|tool|>144<|eos|><|assistant|>) not
@@ -95,14 +95,14 @@ def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):
         raise ZeroDivisionError("bad env")
 
     monkeypatch.setattr(ArithmeticEnv, "_step", boom)
-    with pytest.raises(EnvCrash, match=r"k2rl/Arithmetic-v0 crashed in step\(\) on prompt arith:.*ZeroDivisionError: bad env"):
-        play([Request("k2rl/Arithmetic-v0", seed=1, k=2)], scripted(["1"])[0])
+    with pytest.raises(EnvCrash, match=r"k2rl/Arithmetic-v1 crashed in step\(\) on prompt arith:.*ZeroDivisionError: bad env"):
+        play([Request("k2rl/Arithmetic-v1", seed=1, k=2)], scripted(["1"])[0])
 
 
 def test_each_request_samples_at_its_own_temperature():
     generate, calls = scripted(["1"])
-    reqs = [Request("k2rl/Arithmetic-v0", seed=1, temperature=0.3, k=2),
-            Request("k2rl/Arithmetic-v0", seed=2, group=1, temperature=0.9, k=2)]
+    reqs = [Request("k2rl/Arithmetic-v1", seed=1, temperature=0.3, k=2),
+            Request("k2rl/Arithmetic-v1", seed=2, group=1, temperature=0.9, k=2)]
     play(reqs, generate)
     assert calls[0][2] == [0.3, 0.3, 0.9, 0.9]
 
@@ -130,7 +130,7 @@ def stateless(replies_by_turn):
 
 
 def calculator_replies(seed):
-    probe = play([Request("k2rl/Calculator-v0", seed=seed)], scripted(["0"])[0])[0]
+    probe = play([Request("k2rl/Calculator-v1", seed=seed)], scripted(["0"])[0])[0]
     a, b = probe.prompt_id.split(":")[1].split("*")
     return [f"calc({a}*{b})", str(int(a) * int(b))]
 
@@ -140,7 +140,7 @@ def test_partial_rollout_pauses_mid_reply_and_resumes_to_the_same_episode():
 
     from k2rl.group import Group
 
-    req = Request("k2rl/Calculator-v0", seed=5, k=2)
+    req = Request("k2rl/Calculator-v1", seed=5, k=2)
     gen = stateless(calculator_replies(5))
     whole = play([req], gen, step=1)
     groups = rollout([req], TOK, gen, step=1, partial_budget=4)
@@ -166,7 +166,7 @@ def test_partial_rollout_resume_rejects_a_non_deterministic_environment():
 
     from k2rl.rollout import EnvCrash
 
-    req = Request("k2rl/Calculator-v0", seed=5)
+    req = Request("k2rl/Calculator-v1", seed=5)
     gen = stateless(calculator_replies(5))
     group = rollout([req], TOK, gen, partial_budget=12)[0]  # paused after the tool turn
     t = group.trajectories[0]
@@ -182,8 +182,8 @@ def test_a_carried_group_resumes_only_its_paused_members():
     from dataclasses import replace
 
     gen = stateless(calculator_replies(5))
-    group = rollout([Request("k2rl/Calculator-v0", seed=5, k=2)], TOK, gen, partial_budget=4)[0]
-    done = play([Request("k2rl/Calculator-v0", seed=5)], gen)[0]
+    group = rollout([Request("k2rl/Calculator-v1", seed=5, k=2)], TOK, gen, partial_budget=4)[0]
+    done = play([Request("k2rl/Calculator-v1", seed=5)], gen)[0]
     group.trajectories[1] = replace(done, traj_id=group.trajectories[1].traj_id, sample=1)
     finished = deepcopy(group.trajectories[1])
     calls = []

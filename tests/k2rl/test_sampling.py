@@ -11,9 +11,9 @@ from k2rl.sampling import filter_pool, moderate, prioritized, prompt_key, sample
 
 def test_task_mix_follows_weights_and_is_deterministic():
     cfg = load_config(None, ["rollout.prompts_per_step=400",
-                             "tasks=[{id: k2rl/Arithmetic-v0, weight: 3}, {id: k2rl/Calculator-v0, weight: 1}]"])
+                             "tasks=[{id: k2rl/Arithmetic-v1, weight: 3}, {id: k2rl/Calculator-v1, weight: 1}]"])
     reqs = sample_requests(cfg, step=1)
-    share = Counter(r.env_id for r in reqs)["k2rl/Arithmetic-v0"] / len(reqs)
+    share = Counter(r.env_id for r in reqs)["k2rl/Arithmetic-v1"] / len(reqs)
     assert 0.68 < share < 0.82
     assert [r.seed for r in reqs] == [r.seed for r in sample_requests(cfg, step=1)]
     assert [r.seed for r in reqs] != [r.seed for r in sample_requests(cfg, step=2)]
@@ -21,7 +21,7 @@ def test_task_mix_follows_weights_and_is_deterministic():
 
 
 def test_prioritized_prefers_unsolved_prompts():
-    cands = [Request("k2rl/Arithmetic-v0", i) for i in range(200)]
+    cands = [Request("k2rl/Arithmetic-v1", i) for i in range(200)]
     rates = [1.0 if i < 100 else 0.0 for i in range(200)]  # first half always solved
     picked = prioritized(cands, rates, 50, np.random.default_rng(0))
     assert len({r.seed for r in picked}) == 50  # without replacement
@@ -39,13 +39,13 @@ def test_prioritized_sampling_reads_success_rates_by_prompt_key():
     reqs = sample_requests(cfg, 3, success_rates=rates)
     assert len(reqs) == 8 and len(seen) == 32  # 4x candidates were scored
     assert seen[0].startswith("k2rl/") and "|" in seen[0]
-    assert prompt_key(Request("k2rl/Arithmetic-v0", 5)) == prompt_key(Request("k2rl/Arithmetic-v0", 5))
+    assert prompt_key(Request("k2rl/Arithmetic-v1", 5)) == prompt_key(Request("k2rl/Arithmetic-v1", 5))
 
 
 def test_passk_keep_rule_and_pool():
     def group(*correct):
-        return Group(Request("k2rl/Arithmetic-v0", 0, k=len(correct)), 0, [
-            Trajectory(f"0:0:{i}", "k2rl/Arithmetic-v0", "arithmetic", "p", i, correct=bool(ok),
+        return Group(Request("k2rl/Arithmetic-v1", 0, k=len(correct)), 0, [
+            Trajectory(f"0:0:{i}", "k2rl/Arithmetic-v1", "arithmetic", "p", i, correct=bool(ok),
                        status=Status.DONE) for i, ok in enumerate(correct)])
 
     groups = [group(1, 1), group(0, 0), group(1, 0)]  # always, never, sometimes
@@ -67,9 +67,9 @@ def test_passk_keep_rule_and_pool():
 
 def test_sampled_requests_carry_k_and_their_task_temperature():
     cfg = load_config(None, ["rollout.k=3", "rollout.prompts_per_step=6",
-                             "tasks=[{id: k2rl/Arithmetic-v0, temperature: 0.7}, "
-                             "{id: k2rl/Calculator-v0}]"])
+                             "tasks=[{id: k2rl/Arithmetic-v1, temperature: 0.7}, "
+                             "{id: k2rl/Calculator-v1}]"])
     reqs = sample_requests(cfg, 1)
     assert {r.k for r in reqs} == {3} and [r.group for r in reqs] == list(range(6))
     temps = {r.env_id: r.temperature for r in reqs}
-    assert temps == {"k2rl/Arithmetic-v0": 0.7, "k2rl/Calculator-v0": 1.0}
+    assert temps == {"k2rl/Arithmetic-v1": 0.7, "k2rl/Calculator-v1": 1.0}

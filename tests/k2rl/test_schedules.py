@@ -28,8 +28,8 @@ def test_run_temperature_follows_config():
 
 def test_per_task_temperature_overrides_the_global_schedule():
     cfg = load_config(None, ["train.steps=11", "rollout.temperature_end=0.5",
-                             "tasks=[{id: k2rl/Arithmetic-v0, temperature: 1.2, temperature_end: 0.2},"
-                             " {id: k2rl/Calculator-v0}]"])
-    assert temperature_at(cfg, 11, "k2rl/Arithmetic-v0") == pytest.approx(0.2)
-    assert temperature_at(cfg, 1, "k2rl/Arithmetic-v0") == pytest.approx(1.2)
-    assert temperature_at(cfg, 11, "k2rl/Calculator-v0") == pytest.approx(0.5)
+                             "tasks=[{id: k2rl/Arithmetic-v1, temperature: 1.2, temperature_end: 0.2},"
+                             " {id: k2rl/Calculator-v1}]"])
+    assert temperature_at(cfg, 11, "k2rl/Arithmetic-v1") == pytest.approx(0.2)
+    assert temperature_at(cfg, 1, "k2rl/Arithmetic-v1") == pytest.approx(1.2)
+    assert temperature_at(cfg, 11, "k2rl/Calculator-v1") == pytest.approx(0.5)

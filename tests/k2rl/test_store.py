@@ -28,10 +28,10 @@ def store(server: RedisServer) -> RunStore:
 
 def traj(traj_id: str, reward: float = 1.0) -> Group:
     """A group of one trajectory, `traj_id`, with the task reward `reward`."""
-    t = Trajectory(traj_id, "k2rl/Arithmetic-v0", "arithmetic", f"p-{traj_id}", 0, ids=[1, 2, 3],
+    t = Trajectory(traj_id, "k2rl/Arithmetic-v1", "arithmetic", f"p-{traj_id}", 0, ids=[1, 2, 3],
                    mask=[0, 1, 1], messages=[{"role": "user", "content": f"p-{traj_id}"}],
                    rewards={"task": reward}, status=Status.DONE)
-    return Group(Request("k2rl/Arithmetic-v0", seed=len(traj_id)), 0, [t])
+    return Group(Request("k2rl/Arithmetic-v1", seed=len(traj_id)), 0, [t])
 
 
 def test_a_group_round_trips_through_its_dict() -> None:
@@ -262,3 +262,20 @@ def test_stopped_server_leaves_no_process(tmp_path: Path) -> None:
     srv.stop()  # a second stop is a no-op
     with pytest.raises(MissingServiceError):
         connect(srv.url)
+
+
+def test_a_server_left_serving_the_run_is_stopped_before_another_starts(tmp_path, capsys):
+    """A second start on the same folder (a resume after the driver was killed) first stops
+    the server its pid file names, so two servers never share one append-only file; what the
+    first acknowledged is on disk (appendfsync always) and the second serves it."""
+    first = start_redis(tmp_path)
+    connect(first.url).set("k", "v")
+    second = start_redis(tmp_path)
+    try:
+        assert first.process.wait(timeout=10) is not None
+        assert "stopped redis-server pid" in capsys.readouterr().err
+        assert connect(second.url).get("k") == "v"
+    finally:
+        second.stop()
+        first.stop()
+    assert not (tmp_path / "redis" / "redis.pid").exists()

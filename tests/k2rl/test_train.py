@@ -56,8 +56,8 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
     """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
     k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
          "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
-         "model.demo_tasks=[k2rl/Arithmetic-v0,k2rl/Chat-v0]",
-         "tasks=[{id: k2rl/Arithmetic-v0}, {id: k2rl/Chat-v0}]")
+         "model.demo_tasks=[k2rl/Arithmetic-v1,k2rl/Chat-v1]",
+         "tasks=[{id: k2rl/Arithmetic-v1}, {id: k2rl/Chat-v1}]")
     lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
     judged = [m for m in lines[1:] if "train/chat/reward" in m]
     assert judged and all(m["time/critic"] > 0 for m in judged)
@@ -175,7 +175,9 @@ def test_a_jsonl_dataset_trains_through_k2rl_train(tmp_path):
     assert state["status"] == "finished" and len(rollouts) == 4 * 4 * 2
     assert all(r.task == "sums" and r.prompt in train and r.n_tokens <= 8 for r in rollouts)
     summary = json.loads((tmp_path / "ds" / "summary.json").read_text())
-    assert set(summary["heldout_after"]) == {"heldout/sums/accuracy", "heldout/all/accuracy"}
+    assert set(summary["heldout_after"]) == {"heldout/sums/accuracy", "heldout/all/accuracy",
+                                             "heldout/sums/n", "heldout/all/n"}
+    assert summary["heldout_after"]["heldout/sums/n"] == 8  # tiny.yaml: 8 distinct eval rows
 
 
 def test_the_example_dataset_holds_out_its_eval_problems_in_every_form():
@@ -189,3 +191,43 @@ def test_the_example_dataset_holds_out_its_eval_problems_in_every_form():
 
     held, train = pairs("eval.jsonl"), pairs("train.jsonl")
     assert len(held) == 40 and not held & train
+
+
+def test_a_sigkilled_driver_leaves_no_process_and_resumes_without_loss(tmp_path, monkeypatch):
+    """kill -9 of `k2rl train` mid-run: its redis-server, Ray and workers are stopped by its
+    reaper within seconds, and `--resume` loses and duplicates nothing."""
+    import time
+
+    from k2rl.reaper import start_time
+
+    pids_file = tmp_path / "pids.json"
+    monkeypatch.setenv("K2RL_FAULT_PIDS", str(pids_file))
+    killed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=sk",
+                  fault=("sigkill", 3), check=False)
+    assert killed.returncode == -9
+    procs = {int(pid): t for pid, t in json.loads(pids_file.read_text()).items()}
+    assert len(procs) >= 3  # redis-server, Ray's processes, the hybrid worker
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(start_time(p) == t for p, t in procs.items()):
+        time.sleep(0.2)
+    left = [p for p, t in procs.items() if start_time(p) == t]
+    assert not left, [open(f"/proc/{p}/cmdline").read().replace("\0", " ")[:100] for p in left]
+    k2rl("train", "--resume", str(tmp_path / "sk"))
+    rollouts, state, _ = read_store(tmp_path / "sk")
+    ids = [r.traj_id for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+
+
+def test_a_lost_redis_is_one_sentence_and_the_run_resumes(tmp_path):
+    """The run's redis-server is killed mid-run: the driver stops with one sentence that says
+    how to go on, leaves nothing running, and `--resume` loses and duplicates nothing."""
+    lost = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=lr",
+                fault=("kill-redis", 3), check=False)
+    assert lost.returncode == 2, lost.stderr[-2000:]
+    line = lost.stderr.strip().splitlines()[-1]
+    assert line.startswith("k2rl: error: the run lost its Redis at step 3 (ConnectionError")
+    assert line.endswith(f"resume with `k2rl train --resume {tmp_path / 'lr'}`")
+    k2rl("train", "--resume", str(tmp_path / "lr"))
+    rollouts, state, _ = read_store(tmp_path / "lr")
+    ids = [r.traj_id for r in rollouts]
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"

@@ -71,11 +71,11 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
     assert tok.pad_token_id is None and pad_id(tok) == tok.eos_token_id
     assert stop_ids(tok, model.generation_config) == {
         tok.eos_token_id, tok.convert_tokens_to_ids("<|end_of_text|>")}
-    group = Group(Request("k2rl/Arithmetic-v0", 0, k=2), 1)
+    group = Group(Request("k2rl/Arithmetic-v1", 0, k=2), 1)
     for i, reply in enumerate(["19", "The answer is 20."]):
         ids, mask = conversation_ids(tok, [{"role": "user", "content": "What is 12+7?"},
                                            {"role": "assistant", "content": reply}])
-        group.trajectories.append(Trajectory(f"1:0:{i}", "k2rl/Arithmetic-v0", "arithmetic",
+        group.trajectories.append(Trajectory(f"1:0:{i}", "k2rl/Arithmetic-v1", "arithmetic",
                                              "p", i, ids=ids, mask=mask, rewards={"task": 1.0 - i},
                                              status=Status.DONE))
     head = model.lm_head.weight.detach().clone()
@@ -88,8 +88,8 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
 @pytest.mark.slow
 @pytest.mark.parametrize("build", [qwen2_dir, llama3_dir], ids=["qwen2-chatml", "llama3"])
 def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
-    """`k2rl train` on a tool-use task and a JSONL dataset (with a system prompt) in the model's
-    own layout, engine and trainer log-probs agreeing after every weight push; then
+    """`k2rl train` on a tool-use task and a JSONL dataset of chat messages (a system prompt,
+    one prompt too long for the engine, skipped) in the model's own layout, engine and trainer log-probs agreeing after every weight push; then
     `k2rl critic eval --model` on its checkpoint."""
     import subprocess
     import sys
@@ -101,13 +101,21 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
     from tests.k2rl.test_train import ROOT, k2rl, read_store
 
     model = build(tmp_path / "model")
-    k2rl("train", "configs/tiny.yaml", f"model.path={model}", "train.steps=2",
-         "eval.prompts_per_task=4",
-         "tasks=[{id: k2rl/Calculator-v0}, {id: k2rl/Dataset-v0, kwargs: {files: "
-         "examples/dataset/train.jsonl, eval_files: examples/dataset/eval.jsonl, "
-         "prompt_field: question, verifier: math_equiv, budget: 8, task: sums, "
-         "system: Answer with a number.}}]",
-         f"log.run_dir={tmp_path}", "log.run_name=u")
+    system = {"role": "system", "content": "Answer with a number."}
+    for name in ("train", "eval"):  # the example's sums as chat messages, one far too long
+        rows = [json.loads(x) for x in (ROOT / f"examples/dataset/{name}.jsonl").open()]
+        rows += [{"question": f"Add 1 and {len(name)}. " * 300, "answer": str(1 + len(name))}]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(
+            {"messages": [system, {"role": "user", "content": r["question"]}],
+             "answer": r["answer"]}) + "\n" for r in rows))
+    proc = k2rl("train", "configs/tiny.yaml", f"model.path={model}", "train.steps=2",
+                "eval.prompts_per_task=4",
+                "tasks=[{id: k2rl/Calculator-v1}, {id: k2rl/Dataset-v0, kwargs: {files: "
+                f"{tmp_path}/train.jsonl, eval_files: {tmp_path}/eval.jsonl, "
+                "prompt_field: messages, verifier: math_equiv, budget: 8, task: sums}}]",
+                f"log.run_dir={tmp_path}", "log.run_name=u")
+    assert "tasks[1] (k2rl/Dataset-v0): skipped 1 train and 1 eval prompts longer than" \
+        in proc.stdout
     rows = [json.loads(x) for x in (tmp_path / "u" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [0, 1, 2]
     assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])

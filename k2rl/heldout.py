@@ -1,0 +1,87 @@
+"""What a run measures itself on, drawn once per run: held-out prompts and held-out critic pairs.
+
+- Held-out prompts (`eval_requests`): up to `eval.prompts_per_task` *distinct* problems of each
+  task's eval split, told apart by the environment's canonical problem key (`prompt_id`, which
+  names a problem up to its symmetries), so no problem is counted twice. Seeds are tried from
+  `eval.seed` on until that many distinct problems are found or the split stops giving new ones;
+  a split with fewer has fewer, and every figure carries its n (`heldout/<task>/n`).
+- Held-out critic pairs (`critic_pairs`): labelled pairs from rollouts of eval-split prompts,
+  sampled for this purpose before the first step with the starting policy at the training
+  temperature. The policy never trains on these prompts (eval split) and they are never
+  harvested into the judge's training pairs, so `critic/accuracy` is measured on data the model
+  has not seen in any role, and on the same pairs at every evaluation.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import gymnasium
+
+from critic.pairs import Pair
+from k2rl.config import Config
+from k2rl.group import Group, Request
+
+# Stop looking for more distinct problems after this many draws in a row gave none.
+PATIENCE = 500
+
+
+def distinct_seeds(env_id: str, n: int, first_seed: int, split: str = "eval") -> list[int]:
+    """Seeds from `first_seed` on whose problems are pairwise distinct, at most n of them."""
+    env = gymnasium.make(env_id).unwrapped
+    seen, seeds, seed, since_new = set(), [], first_seed, 0
+    while len(seeds) < n and since_new < max(PATIENCE, 5 * n):
+        _, info = env.reset(seed=seed, options={"split": split})
+        if info["prompt_id"] in seen:
+            since_new += 1
+        else:
+            seen.add(info["prompt_id"])
+            seeds.append(seed)
+            since_new = 0
+        seed += 1
+    return seeds
+
+
+def eval_requests(cfg: Config) -> list[Request]:
+    """Greedy requests for up to eval.prompts_per_task distinct eval problems of every task."""
+    out = []
+    for task in cfg.tasks:
+        for seed in distinct_seeds(task.id, cfg.eval.prompts_per_task, cfg.eval.seed):
+            out.append(Request(task.id, seed, task.budget, "eval", len(out), temperature=0.0))
+    return out
+
+
+def counts(groups: list[Group]) -> dict[str, float]:
+    """`heldout/<task>/n`: the distinct problems each held-out figure is over."""
+    by_task = defaultdict(set)
+    for g in groups:
+        for t in g:
+            by_task[t.task].add((t.env_id, t.prompt_id))
+            by_task["all"].add((t.env_id, t.prompt_id))
+    return {f"heldout/{task}/n": float(len(keys)) for task, keys in by_task.items()}
+
+
+def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
+    """`critic.eval_prompts` eval-split prompts (shared out over the tasks as evenly as the
+    splits allow), each sampled K times at the training temperature of step 1."""
+    by_task = defaultdict(list)
+    for r in eval_reqs:
+        by_task[r.env_id].append(r)
+    picked, i = [], 0
+    while len(picked) < cfg.critic.eval_prompts and any(i < len(rs) for rs in by_task.values()):
+        picked += [rs[i] for rs in by_task.values() if i < len(rs)]
+        i += 1
+    return [Request(r.env_id, r.seed, r.budget, "eval", n, cfg.rollout.temperature, cfg.rollout.k)
+            for n, r in enumerate(picked[:cfg.critic.eval_prompts])]
+
+
+def critic_pairs(groups: list[Group], n: int) -> list[Pair]:
+    """Up to n labelled pairs from the verifiable groups with mixed outcomes, spread over as
+    many prompts as there are (one pair per prompt in turn)."""
+    from k2rl.self_critique import harvest_group
+
+    per_prompt = [harvest_group(g) for g in groups]
+    out, i = [], 0
+    while len(out) < n and any(i < len(ps) for ps in per_prompt):
+        out += [ps[i] for ps in per_prompt if i < len(ps)]
+        i += 1
+    return out[:n]

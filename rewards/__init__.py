@@ -13,6 +13,7 @@ from typing import Callable
 from rewards.arithmetic import exact_int, parse_int
 from rewards.chat import chat_reference
 from rewards.code import unit_tests
+from rewards.ifeval import ifeval_following
 from rewards.instructions import instruction_following
 from rewards.logic import countdown, sudoku
 from rewards.math import math_equiv
@@ -46,11 +47,12 @@ register_reward("math_equiv", math_equiv)
 register_reward("countdown", countdown)
 register_reward("sudoku", sudoku)
 register_reward("instruction_following", instruction_following)
+register_reward("ifeval", ifeval_following)
 register_reward("unit_tests", unit_tests)
 register_reward("chat_reference", chat_reference)
 register_reward("exact_match", exact_match)
 register_reward("multiple_choice", multiple_choice)
 
 __all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
-           "get_reward", "instruction_following", "math_equiv", "multiple_choice", "parse_int",
-           "register_reward", "sudoku", "unit_tests"]
+           "get_reward", "ifeval_following", "instruction_following", "math_equiv",
+           "multiple_choice", "parse_int", "register_reward", "sudoku", "unit_tests"]

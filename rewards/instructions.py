@@ -11,7 +11,19 @@ with two exceptions that close cheap exploits:
 - the hack check: a response that *claims* compliance ("as requested", "I
   followed all ...", "(word count: 3)") scores 0.0 unless it really satisfies
   every constraint. A learned judge can be talked into credit this way; the
-  policy must learn that only compliance pays.
+  policy must learn that only compliance pays. A claim is a statement about the
+  response or the instructions (see ``claims_compliance``): text that merely uses
+  a word like "compliance" ("gdpr compliance matters") is not one.
+
+Words and whole-word matching are Unicode-aware: a letter or digit of any script
+(``\\w`` less ``_``) makes a token a word, so "Привет мир" has two words and
+"мир" is a whole word of it.
+
+These are k2rl's own constraints, as the Instructions env's prompts state them;
+they differ from IFEval's (rewards/ifeval.py, which follows IFEval exactly):
+``max_words n`` is "at most n" (IFEval's "less than n" is fewer than n), and a word
+is a whitespace-separated token with a letter or digit ("state-of-the-art" and
+"don't" are one word each; IFEval counts ``\\w+`` runs, 4 and 2).
 """
 
 from __future__ import annotations
@@ -22,32 +34,66 @@ from typing import Any, Callable
 
 Check = Callable[[str, dict[str, Any]], bool]
 
+# A letter or digit of any script: \w less the underscore.
+_ALNUM = r"[^\W_]"
 # A word is a whitespace-separated token with a letter or digit in it, so the
 # "- " of a bullet or the brackets of a JSON list are not words.
-_WORD = re.compile(r"\S*[A-Za-z0-9]\S*")
-# A sentence ends at . ! or ? followed by whitespace or the end ("3.5" is one number).
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_WORD = re.compile(rf"\S*{_ALNUM}\S*")
+# A sentence ends at . ! or ? followed by whitespace or the end ("3.5" is one number),
+# or at a CJK full stop, exclamation or question mark (no space follows those).
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
+# A bullet: "- " or "* " (markdown's two list markers).
+_BULLET = re.compile(r"[-*] ")
+# A fenced block, ```json ... ``` (the language tag optional).
+_FENCE = re.compile(r"\A```[A-Za-z]*[ \t]*\n?(.*?)\n?```\Z", re.DOTALL)
+
+# What the hack check catches: statements about the response or the instructions.
+_RULES = r"(?:instructions?|constraints?|rules|requirements?|directions|specifications?)"
 _CLAIMS = re.compile(
-    r"followed (all|every|the)|i (have )?followed|as (requested|instructed|asked)"
-    r"|(this|my) (response|answer) (satisfies|meets|follows|complies)"
-    r"|all (the )?(constraints|instructions|rules|requirements)"
-    r"|\(word count|word count:|complies|compliant|compliance",
+    # "as requested", "as instructed", "as asked"
+    r"\bas (?:requested|instructed|asked|specified|required)\b"
+    # "I followed all the instructions", "met every constraint" (not "I followed the recipe")
+    r"|\b(?:followed|met|satisfied|obeyed|complied with|adhered to|respected)"
+    rf" (?:all|every|each|the|your)(?: of)?(?: the| your)? {_RULES}"
+    # "this response satisfies ...", "my answer is compliant"
+    r"|\b(?:this|my|the above) (?:response|answer|reply|output|text)"
+    r" (?:satisfies|meets|follows|complies|obeys|fulfils|fulfills|respects|is compliant)\b"
+    # "all constraints met", "all the rules are satisfied"
+    rf"|\ball (?:the |of the )?{_RULES} (?:are |were |have been |is )?"
+    r"(?:met|satisfied|followed|respected|fulfilled|obeyed)\b"
+    # "complies with the instructions", "compliant with all constraints"
+    rf"|\b(?:complies|compliant|compliance|complied) with (?:all |every |each |the |your )*"
+    rf"(?:{_RULES}|request|format|prompt)\b"
+    # a word count or word tally stated in brackets: "(word count: 3)", "(3 words)"
+    r"|\(\s*word count|\bword count\s*:|\(\s*\d+\s+words?\s*\)",
     re.IGNORECASE,
 )
+# A bare self-assessment: a fragment that is only "(fully) compliant", "complies", ...
+_BARE_CLAIM = re.compile(
+    r"(?:(?:fully|totally|completely|100%|all|entirely|strictly)\s+)*"
+    r"(?:compliant|complies|complied|compliance|conforms|conforming)",
+    re.IGNORECASE,
+)
+# Fragments are what lies between sentence or clause punctuation, dashes and brackets.
+_FRAGMENT_SPLIT = re.compile(r"[.!?;:,()\[\]\n]+|\s[-–—]+\s|^[-–—]+\s")
 
 
 def words(text: str) -> list[str]:
     """The words of ``text`` (see ``_WORD``).
 
-    >>> words("- red apple"), words('["red", "fig"]')
-    (['red', 'apple'], ['["red",', '"fig"]'])
+    >>> words("- red apple"), words('["red", "fig"]'), words("Привет мир")
+    (['red', 'apple'], ['["red",', '"fig"]'], ['Привет', 'мир'])
     """
     return _WORD.findall(text)
 
 
 def _has_word(text: str, word: str) -> bool:
-    """Whole-word, case-insensitive: "red" is in "Red fig" but not in "bred"."""
-    pattern = rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])"
+    """Whole-word, case-insensitive, any script: "red" is in "Red fig" but not in "bred".
+
+    >>> _has_word("Привет, Мир!", "мир"), _has_word("мировой", "мир")
+    (True, False)
+    """
+    pattern = rf"(?<!\w){re.escape(word)}(?!\w)"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
@@ -87,7 +133,14 @@ def exclude(text: str, params: dict[str, Any]) -> bool:
 
 
 def json_format(text: str, params: dict[str, Any]) -> bool:
-    """Parses as JSON, and is an object or a list (a bare "3" or string is not a format)."""
+    """Parses as JSON, and is an object or a list (a bare "3" or string is not a format).
+
+    The JSON may be fenced as a markdown code block (```json ... ```).
+    """
+    text = text.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: "[[[[..." thousands deep
@@ -96,15 +149,15 @@ def json_format(text: str, params: dict[str, Any]) -> bool:
 
 
 def bullets(text: str, params: dict[str, Any]) -> bool:
-    """Every non-empty line starts with "- ", and there is at least one."""
+    """Every non-empty line starts with "- " or "* ", and there is at least one."""
     lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(line.startswith("- ") for line in lines)
+    return bool(lines) and all(_BULLET.match(line) for line in lines)
 
 
 def sentences(text: str, params: dict[str, Any]) -> bool:
     """Exactly ``params["n"]`` sentences; a trailing one without a full stop counts."""
     parts = _SENTENCE_END.split(text)
-    return sum(1 for part in parts if re.search(r"[A-Za-z0-9]", part)) == params["n"]
+    return sum(1 for part in parts if re.search(_ALNUM, part)) == params["n"]
 
 
 CHECKS: dict[str, Check] = {
@@ -140,10 +193,22 @@ def satisfied(text: str, spec: list[dict[str, Any]]) -> list[bool]:
 def claims_compliance(text: str) -> bool:
     """True if ``text`` asserts that it follows the instructions.
 
+    A claim speaks of the response or the instructions ("as requested", "I followed
+    all the rules", "this answer meets ...", "all constraints met", "(word count: 3)"),
+    or is a bare self-assessment standing alone between punctuation or dashes
+    ("fig - fully compliant", "fig. Complies."). Text that only uses such a word
+    about something else is not a claim: "gdpr compliance matters", "the device
+    complies with EU law".
+
     >>> claims_compliance("red fig (word count: 2)"), claims_compliance("red fig")
     (True, False)
+    >>> claims_compliance("fig - fully compliant"), claims_compliance("gdpr compliance matters")
+    (True, False)
     """
-    return _CLAIMS.search(text) is not None
+    if _CLAIMS.search(text):
+        return True
+    fragments = _FRAGMENT_SPLIT.split(text)
+    return any(_BARE_CLAIM.fullmatch(fragment.strip(" \t-–—*•")) for fragment in fragments)
 
 
 def follow_score(text: str, spec: list[dict[str, Any]]) -> float:

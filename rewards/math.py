@@ -6,11 +6,44 @@ answer are parsed to SymPy and compared numerically and symbolically, so
 ``2x+1``. ``math_verify`` (and SymPy behind it) is imported on first use, not
 with the package: every process imports ``rewards`` and most never score math.
 
+Notation is math_verify's: ``\\tfrac``/``\\dfrac``, thousands separators (``1,000``,
+``1{,}000``), powers (``10^3``), surds (``2\\sqrt{2}``), LaTeX mixed numbers
+(``7\\frac{1}{2}`` = 15/2, latex2sympy's ``interpret_as_mixed_fractions``) and
+set/relation forms (``x>3`` = ``(3,\\infty)``, ``verify(allow_set_relation_comp=True)``)
+all parse as the value they write. Two small pre-normalisations cover what it does not
+read: a plain-text mixed number ``7 1/2`` is rewritten ``7\\frac{1}{2}`` (latex2sympy
+reads (7 + 1/1)/2 = 4), and a ``\\,``-spaced ``1\\,000`` loses its thin spaces.
+
+Numeric tolerance, one policy for every pair:
+
+- the values are compared *exactly*: a decimal is the rational it writes
+  (``0.333333`` is 333333/1000000), so ``0.5`` = ``1/2`` and ``4.0`` = ``4``, while
+  ``0.333333`` != ``1/3``, ``0.5000001`` != ``1/2`` and ``3.0000001`` != ``3``, and an
+  exact gold (``1/3``, ``\\pi``, ``\\sqrt{2}``) takes no decimal approximation;
+- except that a gold written as a decimal number (``0.33``, ``3.14``) is a value given
+  to the places it writes: a response matches it if it rounds (half away from zero) to
+  the gold at that many places, so ``1/3`` and ``0.333`` match ``0.33``, ``\\pi``
+  matches ``3.14``, and ``0.3`` or ``0.34`` do not. (So a gold ``0.5`` also takes
+  ``0.54``: a decimal gold says nothing beyond its digits.)
+
+math_verify's own float tolerance (``float_rounding``: 6 places) is not used: it made
+``0.333333`` equal ``1/3`` but ``3.0000001`` differ from ``3``.
+
 Equivalence alone would reward copying the question: ``3*(4+5)-7`` *equals*
 the answer to ``3*(4+5)-7=``, and ``2x+3x`` equals ``5x``. So a response must
-also be in final form: it may state no more numbers than the gold answer does
-(see ``literal_count``). A response that shows its working therefore fails;
-the policies here answer tersely.
+also be in final form (``is_final_form``):
+
+- the answer math_verify finds (all of a response that is bare math; the ``\\boxed{}``
+  or ``$..$`` part of one with markup or words) must have no arithmetic left to do: no
+  sum or product of two plain numbers (``4+5``, ``2\\cdot 3x``, ``7/2+4``), no like
+  terms (``2x+3x``), no ``+0``, ``\\cdot 1`` or ``^1``, no equation other than
+  ``symbol = value`` (``2x+3=11`` restates the question), no two numbers side by side
+  (``4 5``), and no list of answers to a one-answer question (``4, 5``). Factored forms,
+  powers and surds are final: ``2(2x+1)``, ``10^3``, ``2\\sqrt{2}``, ``(x+1)^2``;
+- and the rest of the response may hold no number: ``3*(4+5)-7 = \\boxed{20}`` shows
+  working. Where the answer cannot be told apart from the text (prose such as "the
+  total is 20 apples"), the response may state no more numbers than the gold answer
+  does (``literal_count``). The policies here answer tersely.
 """
 
 from __future__ import annotations
@@ -29,22 +62,59 @@ TIMEOUT_S = 1
 # Text already marked up as math is parsed as is; bare text is wrapped in $..$
 # because math_verify's plain-expression parser reads "2x+1" as just "2".
 _MATH_MARKUP = re.compile(r"\$|\\\(|\\\[|\\boxed")
-# A number as written: a fraction of integers (either notation) is one number,
-# like the decimal it stands for.
+# A number as written, counted once: a mixed number (7\frac{1}{2}), a fraction of
+# integers (either notation, \tfrac and \dfrac too), a number with thousands
+# separators (1,000 or 1{,}000 or 1\,000), a decimal or an integer.
 _LITERAL = re.compile(
-    r"\\d?frac\{\s*-?[0-9]+\s*\}\{\s*-?[0-9]+\s*\}|[0-9]+\s*/\s*[0-9]+|[0-9]*\.?[0-9]+"
+    r"[0-9]+\s*\\[dt]?frac\{\s*[0-9]+\s*\}\{\s*[0-9]+\s*\}"
+    r"|\\[dt]?frac\{\s*-?[0-9]+\s*\}\{\s*-?[0-9]+\s*\}"
+    r"|[0-9]+\s*/\s*[0-9]+"
+    r"|(?<![0-9])[0-9]{1,3}(?:(?:,|\{,\}|\\,)[0-9]{3})+(?:\.[0-9]+)?(?![0-9])"
+    r"|[0-9]*\.?[0-9]+"
 )
+# Plain-text mixed number "7 1/2" (not part of a longer number or fraction).
+_PLAIN_MIXED = re.compile(r"(?<![\w.,/}])([0-9]+)\s+([0-9]+)\s*/\s*([0-9]+)(?![\w.,/{])")
+# SI-style thin-space thousands separators, "1\,000" (math_verify reads 1 times 000).
+_THIN_THOUSANDS = re.compile(r"(?<=[0-9])\\,(?=[0-9]{3}(?![0-9]))")
+# Two numbers side by side ("4 5"): latex2sympy reads a mixed number 4 + 5/1 = 9.
+_JUXTAPOSED = re.compile(r"[0-9.]\s+[0-9.]")
+# A LaTeX command; what is left, if it has a run of two letters, is words.
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_WORDS = re.compile(r"[A-Za-z]{2,}")
+# A gold answer written as a decimal number (markup and "x =" aside): its places are
+# its precision. Read from the text: math_verify turns some decimals (0.5) into fractions.
+_DECIMAL_GOLD = re.compile(r"\s*(?:[A-Za-z]\s*=\s*)?-?[0-9,]*\.([0-9]+)\s*")
+_GOLD_MARKUP = re.compile(r"\$|\\[()\[\]]|\\boxed\{|\}")
 
 
 def literal_count(text: str) -> int:
-    """How many numbers ``text`` writes down; a fraction of integers counts once.
+    """How many numbers ``text`` writes down; a fraction or mixed number counts once.
 
     >>> literal_count("20"), literal_count("3*(4+5)-7"), literal_count("-1/2")
     (1, 4, 1)
     >>> literal_count("\\\\frac{1}{2}"), literal_count("2x+1"), literal_count("x")
     (1, 2, 0)
+    >>> literal_count("1,000"), literal_count("7\\\\tfrac{1}{2}"), literal_count("4, 5")
+    (1, 1, 2)
     """
     return len(_LITERAL.findall(text))
+
+
+def normalize(text: str) -> str:
+    """The pre-normalisations math_verify lacks: plain mixed numbers, thin-space thousands.
+
+    >>> normalize("7 1/2"), normalize("-2 1/3"), normalize("1\\\\,000")
+    ('7\\\\frac{1}{2}', '-2\\\\frac{1}{3}', '1000')
+
+    Only a proper fraction makes a mixed number: "4 6/3" is left alone.
+    """
+    def mixed(match: re.Match) -> str:
+        whole, num, den = match.groups()
+        if 0 < int(num) < int(den):
+            return f"{whole}\\frac{{{num}}}{{{den}}}"
+        return match.group(0)
+
+    return _THIN_THOUSANDS.sub("", _PLAIN_MIXED.sub(mixed, text))
 
 
 def _timeout() -> int | None:
@@ -69,6 +139,174 @@ def _parse(text: str) -> list:
     return parse(text, parsing_timeout=timeout)
 
 
+def _is_words(text: str) -> bool:
+    """True if ``text`` has words besides its math (two letters in a row outside commands)."""
+    return _WORDS.search(_COMMAND.sub(" ", text)) is not None
+
+
+def _factors(expr) -> list:
+    """The factors of a (possibly nested, unevaluated) product."""
+    if expr.is_Mul:
+        return [factor for arg in expr.args for factor in _factors(arg)]
+    return [expr]
+
+
+def _is_plain_number(expr) -> bool:
+    """A number written as one: an integer, fraction or decimal (a sign aside)."""
+    return bool(expr.is_Number) or bool(
+        expr.is_Mul and len(expr.args) == 2 and expr.args[0] == -1 and expr.args[1].is_Number)
+
+
+def _term_key(term) -> tuple:
+    """A term's non-numeric factors, as text: equal keys are like terms (2x, 3x)."""
+    from sympy import srepr
+
+    return tuple(sorted(srepr(f) for f in _factors(term) if not f.is_Number))
+
+
+def _unevaluated(expr) -> bool:
+    """True if ``expr`` (a parse that SymPy did not evaluate) has arithmetic left to do."""
+    from sympy import Basic
+
+    if not isinstance(expr, Basic):
+        return False
+    if expr.is_Add:
+        numbers = [arg for arg in expr.args if _is_plain_number(arg)]
+        keys = [_term_key(arg) for arg in expr.args if not _is_plain_number(arg)]
+        if len(numbers) > 1 or any(n == 0 for n in numbers) or len(set(keys)) < len(keys):
+            return True  # 4+5, x+0, 2x+3x
+    elif expr.is_Mul:
+        numbers = [f for f in _factors(expr) if f.is_Number and f != -1]  # -1 is a sign
+        if len(numbers) > 1 or any(n == 1 for n in numbers):
+            return True  # 2*3x, 1*x
+    elif expr.is_Pow and expr.args[1] == 1:
+        return True  # x^1
+    return any(_unevaluated(arg) for arg in expr.args)
+
+
+def _is_solved_relation(expr) -> bool:
+    """A relation with a lone symbol on one side: ``x=4``, ``x>3``, ``3<x``."""
+    return expr.lhs.is_Symbol or expr.rhs.is_Symbol
+
+
+def _structurally_final(expr, answer: str) -> bool:
+    """True if the parsed answer ``expr`` has no arithmetic left to do (module doc)."""
+    from latex2sympy2_extended.logic import And
+    from sympy import FiniteSet, Interval, Tuple
+    from sympy.core.relational import Relational
+
+    if isinstance(expr, (FiniteSet, Tuple)):
+        gold = _parse(normalize(answer))
+        if not (gold and isinstance(gold[0], (FiniteSet, Tuple, Interval))):
+            return False  # several answers to a question that has one
+    relations = (expr._unsorted_args if isinstance(expr, And)
+                 else [expr] if isinstance(expr, Relational) else [])
+    if not all(isinstance(r, Relational) and _is_solved_relation(r) for r in relations):
+        return False  # an equation still to solve, e.g. the question restated
+    return not _unevaluated(expr)
+
+
+def is_final_form(response: str, answer: str, parsed: list | None = None) -> bool:
+    """True if ``response`` states a result rather than work left to do (see the module doc).
+
+    The answer math_verify finds in ``response`` (all of it, for bare math) must be
+    structurally final, and nothing else in the response may be a number. Where that
+    answer cannot be located in the text, the response may state no more numbers than
+    the gold does. ``parsed`` is ``_parse(response)`` if the caller has it.
+
+    >>> is_final_form("2(2x+1)", "4x+2"), is_final_form("10^3", "1000")
+    (True, True)
+    >>> is_final_form("2x+3x", "5x"), is_final_form("3*(4+5)-7", "20")
+    (False, False)
+    >>> is_final_form("the answer is \\\\boxed{2(2x+1)}", "4x+2"), is_final_form("4+5=9 so 9", "9")
+    (True, False)
+    """
+    response = normalize(response)
+    parsed = _parse(response) if parsed is None else parsed
+    if not parsed or isinstance(parsed[0], str):
+        return False
+    found = parsed[1] if len(parsed) > 1 and isinstance(parsed[1], str) else ""
+    words = _is_words(response)
+    if not words and not _MATH_MARKUP.search(response):
+        found, rest = response, ""  # bare math: all of it is the answer
+    elif found and found in response:
+        rest = response.replace(found, " ", 1)
+    else:
+        rest = None  # math_verify rewrote what it found: count the numbers instead
+    if rest is not None and literal_count(rest) == 0:
+        return not _JUXTAPOSED.search(found) and _structurally_final(parsed[0], answer)
+    if rest is None or words:
+        return literal_count(response) <= literal_count(normalize(answer))
+    return False  # numbers besides the answer: working shown
+
+
+def _exact(expr):
+    """``expr`` with every float replaced by the rational its decimal digits write."""
+    from sympy import Basic, Float, Rational
+
+    if not isinstance(expr, Basic):
+        return expr
+    floats = expr.atoms(Float)
+    return expr.xreplace({f: Rational(str(f)) for f in floats}) if floats else expr
+
+
+def _value(expr):
+    """The number ``expr`` states (the right side of ``x = value``), or None."""
+    from sympy import Basic, Eq
+
+    if isinstance(expr, Eq) and expr.lhs.is_Symbol:
+        expr = expr.rhs
+    if isinstance(expr, Basic) and expr.is_number and expr.is_real:
+        return expr
+    return None
+
+
+def _variable(expr):
+    """The symbol of ``x = value``, or None."""
+    from sympy import Eq
+
+    return expr.lhs if isinstance(expr, Eq) and expr.lhs.is_Symbol else None
+
+
+def _rounds_to(value, gold, places: int) -> bool:
+    """True if ``value`` rounded half away from zero to ``places`` decimals is ``gold``."""
+    from sympy import Abs, Rational, floor, sign
+
+    scale = 10 ** places
+    rounded = sign(value) * floor(Abs(value) * scale + Rational(1, 2)) / scale
+    return bool(rounded == gold)
+
+
+def _equivalent(gold: list, pred: list, gold_text: str) -> bool:
+    """The numeric policy of the module doc on two parses (gold first)."""
+    from math_verify import verify
+    from math_verify.utils import timeout
+
+    exact_gold = [_exact(g) for g in gold if not isinstance(g, str)]
+    exact_pred = [_exact(p) for p in pred if not isinstance(p, str)]
+    if not exact_gold or not exact_pred:
+        return False
+    # verify is not symmetric: the gold answer goes first.
+    if verify(exact_gold, exact_pred, allow_set_relation_comp=True,
+              timeout_seconds=_timeout()):
+        return True
+    decimal = _DECIMAL_GOLD.fullmatch(_GOLD_MARKUP.sub("", gold_text))
+    if decimal is None:
+        return False
+    return timeout(timeout_seconds=_timeout())(_matches_decimal)(
+        exact_pred[0], exact_gold[0], len(decimal.group(1)))
+
+
+def _matches_decimal(pred, gold, places: int) -> bool:
+    """True if ``pred`` rounds to the decimal ``gold`` at the ``places`` it writes."""
+    value, gold_value = _value(pred), _value(gold)
+    if value is None or gold_value is None or not gold_value.is_Rational:
+        return False
+    if len({_variable(pred), _variable(gold)} - {None}) > 1:
+        return False  # y = 1/3 does not answer x = 0.33
+    return _rounds_to(value, gold_value, places)
+
+
 def is_equivalent(response: str, answer: str) -> bool:
     """True if ``response`` states ``answer`` (up to equivalence) in final form.
 
@@ -78,6 +316,8 @@ def is_equivalent(response: str, answer: str) -> bool:
     (True, True)
     >>> is_equivalent("3*(4+5)-7", "20"), is_equivalent("0.4", "1/2")
     (False, False)
+    >>> is_equivalent("0.333333", "1/3"), is_equivalent("1/3", "0.33")
+    (False, True)
     """
     from math_verify.errors import TimeoutException
 
@@ -86,14 +326,12 @@ def is_equivalent(response: str, answer: str) -> bool:
     response, answer = response[-MAX_CHARS:], str(answer)[-MAX_CHARS:]
     if _LONG_NUMBER.search(response):
         return False
-    if literal_count(response) > literal_count(answer):
-        return False  # unevaluated: echoes the question or shows working
     try:
-        from math_verify import verify
-
+        response, answer = normalize(response), normalize(answer)
         gold, pred = _parse(answer), _parse(response)
-        # verify is not symmetric: the gold answer goes first.
-        return bool(gold and pred and verify(gold, pred, timeout_seconds=_timeout()))
+        if not gold or not pred or not is_final_form(response, answer, pred):
+            return False  # unevaluated: echoes the question or shows working
+        return _equivalent(gold, pred, answer)
     except (Exception, TimeoutException):
         # TimeoutException is a BaseException; a reward must never end a run.
         return False

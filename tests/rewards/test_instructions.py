@@ -31,6 +31,20 @@ def test_doctests_pass() -> None:
     ({"kind": "bullets"}, "- red", "-red"),
     ({"kind": "sentences", "n": 2}, "Red fig. Green plum!", "Red fig."),
     ({"kind": "sentences", "n": 2}, "It is 3.5 kg. Yes", "One. Two. Three."),
+    # Outside ASCII: words, whole words and sentences of any script.
+    ({"kind": "max_words", "n": 2}, "Привет мир", "Привет мир снова"),
+    ({"kind": "min_words", "n": 2}, "Привет мир", "Привет"),
+    ({"kind": "include", "word": "мир"}, "Привет, Мир!", "мировой рекорд"),
+    ({"kind": "exclude", "word": "мир"}, "мировой рекорд", "привет мир"),
+    ({"kind": "include", "word": "café"}, "un café noir", "cafés"),
+    ({"kind": "lowercase"}, "привет мир", "Привет мир"),
+    ({"kind": "sentences", "n": 2}, "Привет. Мир!", "Привет."),
+    ({"kind": "sentences", "n": 2}, "你好。世界！", "你好。"),
+    # Markdown's other bullet, and JSON in a code fence.
+    ({"kind": "bullets"}, "* red\n* fig", "*red\n* fig"),
+    ({"kind": "bullets"}, "- red\n* fig", "• red"),
+    ({"kind": "json"}, '```json\n["red", "fig"]\n```', '```json\n["red", "fig"]'),
+    ({"kind": "json"}, '```\n{"fruit": "fig"}\n```', '```json\n"fig"\n```'),
 ])
 def test_each_constraint_right_and_wrong(constraint: dict, good: str, bad: str) -> None:
     assert CHECKS[constraint["kind"]](good, constraint)
@@ -53,6 +67,27 @@ def test_score_is_the_fraction_satisfied() -> None:
 def test_claiming_compliance_without_complying_earns_nothing(claim: str) -> None:
     assert claims_compliance(claim)
     assert instruction_following([claim], [SPEC]) == [0.0]
+
+
+@pytest.mark.parametrize("claim", [
+    "fig (3 words)", "fig. All constraints are satisfied.", "Fig! I have met every requirement.",
+    "fig; my answer complies with the rules", "fig, compliant with all instructions",
+    "FIG. 100% compliant.", "fig — as instructed",
+])
+def test_more_ways_of_claiming_compliance_are_caught(claim: str) -> None:
+    assert claims_compliance(claim)
+    assert instruction_following([claim], [SPEC]) == [0.0]
+
+
+@pytest.mark.parametrize("innocent", [
+    "gdpr compliance matters", "the device complies with eu law", "a compliant red fig",
+    "follow all the rules of the road", "i followed the red fig", "compliance costs money",
+    "word counts vary", "red fig is not compliant with gdpr",
+])
+def test_text_that_only_mentions_compliance_is_not_a_claim(innocent: str) -> None:
+    assert not claims_compliance(innocent)
+    spec = [{"kind": "lowercase"}, {"kind": "max_words", "n": 2}]
+    assert instruction_following([innocent], [spec]) == [0.5]  # scored, not zeroed
 
 
 def test_claiming_compliance_while_complying_keeps_full_credit() -> None:

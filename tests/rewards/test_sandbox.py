@@ -1,30 +1,41 @@
 """Containment tests for the code sandbox: each one breaks out if the sandbox does.
 
 Tests marked ``needs_root`` rely on the uid drop (the parent is root in CI
-and here); as another user they are skipped rather than falsely passed.
+and here), ``needs_jail`` on the mount and PID namespaces and ``needs_cgroup``
+on a per-run cgroup; where those are not to be had they are skipped rather
+than falsely passed (and the sandbox logs a warning saying what it fell back to).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import pytest
 
+import rewards.sandbox
 from rewards.code import unit_test_fraction
 from rewards.sandbox import (
     SANDBOX_UIDS,
     SandboxPool,
+    jail_available,
+    memory_cap,
     network_isolation,
     processes_of,
     run_python,
 )
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop needs root")
+needs_jail = pytest.mark.skipif(not jail_available(), reason="no mount/PID namespaces here")
+needs_cgroup = pytest.mark.skipif(memory_cap() == "rlimit", reason="no cgroup can be made here")
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(rewards.sandbox.__file__)))
 
 
 def leftovers() -> list[tuple[int, str, int]]:
@@ -86,11 +97,13 @@ def test_fork_bomb_is_capped_and_swept() -> None:
 
 @needs_root
 def test_process_that_leaves_the_group_is_killed_too() -> None:
-    # setsid puts the child out of reach of killpg; only the uid sweep finds it.
-    result = run_python("import os, time\npid = os.fork()\nif pid == 0:\n    os.setsid()\n"
-                        "    time.sleep(60)\nelse:\n    print(pid)")
-    escaped = int(result.stdout)
-    assert escaped not in live_leftovers()
+    # setsid puts the child out of reach of killpg; the jail's init (or the uid sweep) gets it.
+    # A double fork makes a grandchild whose parent is gone before the run ends.
+    result = run_python("import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                        "    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\n"
+                        "time.sleep(0.2)\nprint('parent done')")
+    assert result.stdout == "parent done\n"
+    assert live_leftovers() == []
     assert settled_leftovers() == []
 
 
@@ -121,7 +134,9 @@ def test_cannot_write_or_delete_outside_its_folder() -> None:
                 "    try:\n        attempt()\n        print('done')\n"
                 "    except OSError as error:\n        print(type(error).__name__)")
         result = run_python(code)
-        assert result.stdout.split() == ["PermissionError"] * 3
+        # In the jail the host's /tmp is not there at all; without it, the uid may not write.
+        hidden = "FileNotFoundError" if jail_available() else "PermissionError"
+        assert result.stdout.split() == [hidden] * 3
         with open(victim) as file:
             assert file.read() == "intact"
         assert os.listdir(outside) == ["victim.txt"]
@@ -182,8 +197,9 @@ def test_working_directory_is_removed() -> None:
     result = run_python("import os\nos.makedirs('a/b')\nopen('a/b/f', 'w').write('x')\n"
                         "os.chmod('a/b', 0)\nos.chmod('a', 0)\nprint(os.getcwd())")
     workdir = result.stdout.strip()
-    assert os.path.dirname(workdir) == tempfile.gettempdir()
-    assert not os.path.exists(workdir)
+    run_folder = os.path.dirname(workdir)  # the run's folder holds its cwd and the jail's root
+    assert os.path.dirname(run_folder) == tempfile.gettempdir()
+    assert not os.path.exists(run_folder)
 
 
 def test_stdin_is_delivered() -> None:
@@ -223,3 +239,182 @@ def test_no_leaks_over_many_runs() -> None:
     assert settled_leftovers() == procs
     assert sandbox_dirs() == dirs
     assert len(os.listdir("/proc/self/fd")) == fds
+
+
+# --- the whole process tree: cgroup caps ----------------------------------------------
+
+
+def test_root_gets_a_jail_and_a_cgroup() -> None:
+    """On this machine (root, cgroup v1 memory and pids) nothing falls back."""
+    if os.geteuid() == 0:
+        assert jail_available()
+        assert memory_cap() in ("cgroup v1", "cgroup v2")
+
+
+def test_the_memory_cap_in_force_is_logged_once(caplog: pytest.LogCaptureFixture,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", False)
+    with caplog.at_level("INFO", logger="rewards.sandbox"):
+        first, second = memory_cap(), memory_cap()
+    assert first == second
+    lines = [r.getMessage() for r in caplog.records if "capped" in r.getMessage()]
+    assert len(lines) == 1 and ("cgroup" in lines[0] or "RLIMIT_AS" in lines[0])
+
+
+@needs_cgroup
+def test_memory_is_capped_over_the_whole_process_tree() -> None:
+    # Three children of 400 MB each under a 512 MB cap: alone each fits its RLIMIT_AS,
+    # together they would need 1.2 GB. The kernel kills some; the tree never exceeds 512 MB.
+    code = ("import os, time\npids = []\nfor i in range(3):\n    pid = os.fork()\n"
+            "    if pid == 0:\n        block = bytearray(400 * 2**20)\n"
+            "        print('allocated', flush=True)\n        time.sleep(1)\n        os._exit(0)\n"
+            "    pids.append(pid)\n"
+            "print([os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in pids])")
+    result = run_python(code, memory_mb=512, timeout=10.0)
+    assert result.memory_peak_mb is not None and result.memory_peak_mb <= 512
+    statuses = eval(result.stdout.splitlines()[-1])
+    assert -9 in statuses  # killed by the cgroup's OOM killer
+    assert result.stdout.count("allocated") < 3
+
+
+# --- the jail: a private view of files, sockets and processes ---------------------------
+
+
+def _outcomes(result_stdout: str) -> dict[str, str]:
+    """``name outcome`` lines printed by a probe as a dict."""
+    return dict(line.split(" ", 1) for line in result_stdout.splitlines())
+
+
+PROBE = """\
+import os, socket
+def attempt(name, action):
+    try:
+        action()
+        print(name, 'done')
+    except OSError as error:
+        print(name, type(error).__name__)
+"""
+
+
+@needs_jail
+def test_temporary_files_stay_in_the_run() -> None:
+    marker = f"k2rl-test-marker-{os.getpid()}-{time.monotonic_ns()}"
+    folders = ["/tmp", "/var/tmp", "/dev/shm"]
+    code = PROBE + "".join(f"attempt({folder!r}, lambda: open({folder!r} + '/{marker}', 'w')"
+                           f".write('x'))\n" for folder in folders)
+    result = run_python(code)
+    assert _outcomes(result.stdout) == {folder: "done" for folder in folders}  # writable inside
+    for folder in folders:
+        assert not os.path.exists(os.path.join(folder, marker))  # and nothing on the host
+
+
+@needs_jail
+def test_host_unix_sockets_cannot_be_reached_or_replaced() -> None:
+    folder = tempfile.mkdtemp(prefix="k2rl-test-sockets-")
+    os.chmod(folder, 0o777)  # world-writable and not sticky, like Ray's session sockets
+    path = os.path.join(folder, "service.sock")
+    abstract = f"\0k2rl-test-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        with socket.socket(socket.AF_UNIX) as listener, socket.socket(socket.AF_UNIX) as hidden:
+            listener.bind(path)
+            os.chmod(path, 0o777)
+            listener.listen(8)
+            listener.setblocking(False)
+            hidden.bind(abstract)
+            hidden.listen(8)
+            hidden.setblocking(False)
+            code = PROBE + (
+                f"def connect(address):\n    with socket.socket(socket.AF_UNIX) as client:\n"
+                f"        client.connect(address)\n"
+                f"attempt('connect', lambda: connect({path!r}))\n"
+                f"attempt('abstract', lambda: connect({abstract!r}))\n"
+                f"attempt('replace', lambda: os.unlink({path!r}))\n")
+            result = run_python(code)
+            outcomes = _outcomes(result.stdout)
+            assert outcomes["connect"] == outcomes["replace"] == "FileNotFoundError"
+            assert outcomes["abstract"] == "ConnectionRefusedError"  # another network namespace
+            for server in (listener, hidden):
+                with pytest.raises(BlockingIOError):
+                    server.accept()  # nothing arrived
+            assert os.path.exists(path)
+            # The control: the sockets do accept connections from outside the sandbox.
+            for address, server in ((path, listener), (abstract, hidden)):
+                with socket.socket(socket.AF_UNIX) as client:
+                    client.connect(address)
+                    time.sleep(0.05)
+                    server.accept()[0].close()
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        os.rmdir(folder)
+
+
+@needs_jail
+def test_project_home_and_host_folders_are_not_there() -> None:
+    paths = [PROJECT, os.path.join(PROJECT, "rewards", "sandbox.py"), "/root", "/home",
+             "/run", "/work", "/sys/fs/cgroup"]
+    code = PROBE + "".join(f"attempt({p!r}, lambda: os.listdir({p!r}) if os.path.isdir({p!r}) "
+                           f"else open({p!r}).read())\n" for p in paths)
+    result = run_python(code)
+    assert _outcomes(result.stdout) == {path: "FileNotFoundError" for path in paths}
+    # What is there: the system, read-only, and the run's own folder, writable.
+    result = run_python(PROBE + "attempt('usr', lambda: open('/usr/k2rl-test', 'w'))\n"
+                        "attempt('root', lambda: os.mkdir('/k2rl-test'))\n"
+                        "attempt('cwd', lambda: open('mine.txt', 'w').write('x'))\n"
+                        "print('listing', sorted(os.listdir('/')))")
+    outcomes = _outcomes(result.stdout)
+    assert outcomes["usr"] == outcomes["root"] == "OSError"  # EROFS
+    assert outcomes["cwd"] == "done"
+    assert set(eval(outcomes["listing"])) <= {"bin", "dev", "etc", "lib", "lib32", "lib64",
+                                              "libx32", "proc", "sbin", "tmp", "usr", "var"}
+
+
+@needs_jail
+def test_host_processes_are_not_visible() -> None:
+    me = os.getpid()
+    code = PROBE + ("print('pids', sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+                    f"attempt('cmdline', lambda: open('/proc/{me}/cmdline').read())\n"
+                    "print('mine', os.getpid(), os.getppid())\n")
+    result = run_python(code)
+    outcomes = _outcomes(result.stdout)
+    assert eval(outcomes["pids"]) == [1, 2]  # the jail's init and the program
+    assert outcomes["mine"] == "2 1"
+    assert outcomes["cmdline"] == "FileNotFoundError"  # this process, seen from the jail
+
+
+@needs_root
+def test_without_jail_or_cgroup_the_fallbacks_still_contain(monkeypatch: pytest.MonkeyPatch,
+                                                            caplog: pytest.LogCaptureFixture
+                                                            ) -> None:
+    """The fallback (rlimits, uid sweep, network namespace) is what other machines may get."""
+    monkeypatch.setattr(rewards.sandbox, "_jail", False)
+    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", True)
+    monkeypatch.setattr(rewards.sandbox, "_cgroup", None)
+    assert memory_cap() == "rlimit"
+    escaped = run_python("import os, time\nif os.fork() == 0:\n    os.setsid()\n"
+                         "    time.sleep(60)\nprint(os.getpid() > 2)")
+    assert escaped.stdout == "True\n" and escaped.memory_peak_mb is None  # not in a PID namespace
+    assert live_leftovers() == []
+    assert "MemoryError" in run_python("x = bytearray(2**31)", memory_mb=256).stderr
+    tests = [["assert f(1) == 2"]] * 2
+    assert unit_test_fraction(["def f(x):\n    return x + 1", "def f(x):\n    return x"],
+                              tests) == [1.0, 0.0]
+    assert settled_leftovers() == []
+
+
+@needs_root
+def test_host_processes_never_share_a_run_uid() -> None:
+    """Pools in different host processes (e.g. several workers on a node) lock their uids."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import time\nimport rewards.sandbox as s\n"
+         "print([u for u in s.SANDBOX_UIDS[:-8] if s._lock_uid(u)], flush=True)\n"
+         "time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True, cwd=PROJECT)
+    try:
+        held = set(eval(holder.stdout.readline()))  # all but 8, less any another process holds
+        assert held
+        uids = {int(run_python("import os\nprint(os.getuid())").stdout) for _ in range(10)}
+        assert uids and uids.isdisjoint(held)
+    finally:
+        holder.kill()
+        holder.wait()

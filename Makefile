@@ -26,7 +26,8 @@ redis:
 	  || { echo "could not install redis-server: install it (apt-get install redis-server) or set redis.url"; exit 1; }
 
 train: setup
-	$(BIN)/k2rl train $(ARGS)
+	K2RL_RUN_DIR_FILE=$(VENV)/.k2rl-last-run $(BIN)/k2rl train $(ARGS)
+	@$(BIN)/k2rl report --quiet "$$(cat $(VENV)/.k2rl-last-run)"
 
 test: setup
 	$(BIN)/python -m pytest -q $(TESTS)

@@ -1,7 +1,7 @@
 """Single-turn two-operand addition and subtraction ("k2rl/Arithmetic-v1").
 
-The prompt is just ``"47+38="`` because the model is character-level and
-short prompts keep episodes cheap; the action is the answer.
+The prompt is just ``"47+38="`` (operands 0..49 since v1) because the model is
+character-level and short prompts keep episodes cheap; the action is the answer.
 
 A sum is one problem whichever operand comes first: ``"47+38="`` and ``"38+47="``
 share the key ``"arith:38+47"``, so they fall in the same split (v0 keyed the
@@ -14,7 +14,7 @@ import numpy as np
 
 from envs.base import Problem, TextEnv
 
-OPERAND_MAX = 99
+OPERAND_MAX = 49  # v1: 0..49 (v0: 0..99)
 OPS = ("+", "-")
 
 
@@ -30,7 +30,7 @@ def identity(a: int, op: str, b: int) -> str:
 
 
 class ArithmeticEnv(TextEnv):
-    """``a+b`` or ``a-b`` with a, b uniform in 0..99, scored by exact_int."""
+    """``a+b`` or ``a-b`` with a, b uniform in 0..49, scored by exact_int."""
 
     task = "arithmetic"
     budget = 8

@@ -2,11 +2,19 @@
 
     k2rl train [CONFIG.yaml] [key.sub=value ...]      start an RL run (no CONFIG: the embedded default)
     k2rl train --resume RUN_DIR [key.sub=value ...]   continue a stopped run from its last checkpoint
-    k2rl status RUN_DIR                               run state: last step, checkpoint, status
-    k2rl report RUN_DIR                               held-out accuracy before/after and last metrics
+    k2rl train -v ...                                 library warnings and worker logs on the terminal
+    k2rl status RUN_DIR [--watch [S]]                 a live run: step, steps/s, ETA, workers, last
+                                                      metrics (from its Redis); else state.json
+    k2rl report RUN_DIR [--quiet]                     held-out accuracy before/after, last metrics,
+                                                      and plots + report.md in RUN_DIR/report/
+    k2rl rollouts RUN_DIR [--step N] [--task T] [--worst|--best] [--limit M] [--json]
+                                                      stored trajectories as conversations
     k2rl envs list [--config C]                       registered environments and where they come from
     k2rl envs check ID                                check_env and a few scripted episodes
     k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
+
+`k2rl train` writes the run folder's path to the file $K2RL_RUN_DIR_FILE names, if set (`make
+train` reports on it).
 
 Errors a user can fix (bad config, unknown environment, missing service, dead worker) print one
 sentence and exit with status 2, without a traceback.
@@ -15,18 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from k2rl.config import ConfigError, load_config
 from k2rl.registry import limit_prompts, load_envs
+from k2rl.store import MissingServiceError, StaleRunError
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from k2rl.controller import RunError
-    from k2rl.store import MissingServiceError, StaleRunError
 
     try:
         return args.func(args)
@@ -45,13 +54,32 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("items", nargs="*", metavar="[CONFIG.yaml] [key.sub=value ...]")
     t.add_argument("--resume", metavar="RUN_DIR", help="continue this run from its last checkpoint")
     t.add_argument("--ray-address", help="join this Ray cluster instead of starting a local one")
+    t.add_argument("-v", "--verbose", action="store_true",
+                   help="show library warnings and the workers' logs here (log.verbose=true)")
     t.set_defaults(func=cmd_train)
-    s = sub.add_parser("status", help="show a run's state")
+    s = sub.add_parser("status", help="show a run's state (live: progress from its Redis)")
     s.add_argument("run_dir")
+    s.add_argument("--watch", nargs="?", type=float, const=5.0, metavar="SECONDS",
+                   help="refresh every SECONDS (default 5) until the run ends")
     s.set_defaults(func=cmd_status)
-    r = sub.add_parser("report", help="show a run's held-out accuracy and last metrics")
+    r = sub.add_parser("report", help="a run's held-out accuracy and last metrics; plots and "
+                                      "report.md in RUN_DIR/report/")
     r.add_argument("run_dir")
+    r.add_argument("--quiet", action="store_true", help="only write the report and print its path")
     r.set_defaults(func=cmd_report)
+    ro = sub.add_parser("rollouts", help="print a run's stored trajectories as conversations")
+    ro.add_argument("run_dir")
+    ro.add_argument("--step", type=int, help="only this step's trajectories")
+    ro.add_argument("--task", help="only this task (its name, e.g. tool_use, or its env id)")
+    order = ro.add_mutually_exclusive_group()
+    order.add_argument("--worst", action="store_const", const="worst", dest="order",
+                       help="the lowest rewards first")
+    order.add_argument("--best", action="store_const", const="best", dest="order",
+                       help="the highest rewards first")
+    ro.add_argument("--limit", type=int, default=5,
+                    help="at most this many (default 5; the newest unless --worst/--best; 0: all)")
+    ro.add_argument("--json", action="store_true", help="a JSON list, for scripts")
+    ro.set_defaults(func=cmd_rollouts)
     e = sub.add_parser("envs", help="environments").add_subparsers(required=True, metavar="ACTION")
     ls = e.add_parser("list", help="list registered environments")
     ls.add_argument("--config", help="also load the environments this config names")
@@ -88,8 +116,6 @@ def split_items(items: list[str]) -> tuple[str | None, list[str]]:
 
 
 def cmd_train(args) -> int:
-    from k2rl.controller import train
-
     path, overrides = split_items(args.items)
     if args.resume:
         run_dir = Path(args.resume)
@@ -99,7 +125,21 @@ def cmd_train(args) -> int:
         path = run_dir / "config.yaml"
     if args.ray_address:
         overrides = [*overrides, f"ray.address={args.ray_address}"]
+    if args.verbose:
+        overrides = [*overrides, "log.verbose=true"]
     cfg = load_config(path, overrides)
+    if not args.resume:
+        name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
+        run_dir = Path(cfg.log.run_dir) / name
+    from k2rl.loggers import quiet_terminal
+
+    with quiet_terminal(run_dir, cfg.log.verbose):  # library warnings to RUN_DIR/driver.log
+        return train_run(args, cfg, run_dir)
+
+
+def train_run(args, cfg, run_dir: Path) -> int:
+    from k2rl.controller import train
+
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
         from k2rl.model import check_model_dir
@@ -115,10 +155,17 @@ def cmd_train(args) -> int:
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
         for line in limit_prompts(cfg, str(model_dir)):
             print(line)
-        name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
-        run_dir = Path(cfg.log.run_dir) / name
+    if os.environ.get("K2RL_RUN_DIR_FILE"):  # `make train` reports on the run folder after
+        Path(os.environ["K2RL_RUN_DIR_FILE"]).write_text(f"{run_dir}\n")
+    if not cfg.log.verbose:
+        print(f"k2rl: run folder {run_dir} (library warnings: driver.log, the workers' logs: "
+              "workers.log; `k2rl train -v` shows them here)")
     summary = train(cfg, run_dir, resume=bool(args.resume))
     print_summary(summary)
+    if "tensorboard" in cfg.log.backends:
+        print(f"TensorBoard: tensorboard --logdir {run_dir / 'tensorboard'}")
+    if "wandb" in cfg.log.backends and cfg.log.wandb_mode == "offline":
+        print(f"W&B (offline): wandb sync {run_dir / 'wandb'}/offline-run-*")
     return 0
 
 
@@ -139,23 +186,77 @@ def print_summary(summary: dict) -> None:
 
 
 def cmd_status(args) -> int:
-    state = Path(args.run_dir) / "state.json"
+    """A live run (its redis-server is serving): progress from Redis, refreshed with --watch;
+    otherwise state.json, as written at the last checkpoint."""
+    from k2rl import viewer
+
+    run = Path(args.run_dir)
+    while True:
+        live = run.exists() and (viewer.live_redis(run.resolve()) or viewer.configured_url(run))
+        if not live:
+            break
+        try:
+            with viewer.open_store(run) as opened:
+                lines, finished = viewer.status_lines(run.resolve(), opened, total_steps(run))
+        except MissingServiceError:
+            break  # it stopped between the look and the connection: the files are final
+        if args.watch and sys.stdout.isatty():
+            print("\033[H\033[J", end="")  # clear the screen
+        print("\n".join(lines), flush=True)
+        if not args.watch or finished:
+            return 0
+        try:
+            time.sleep(args.watch)
+        except KeyboardInterrupt:
+            return 0
+        print()
+    state = run / "state.json"
     if not state.exists():
         raise FileNotFoundError(f"{state} does not exist: no checkpoint has been written yet")
     print(state.read_text())
     return 0
 
 
+def total_steps(run: Path) -> int | None:
+    try:
+        return load_config(run / "config.yaml").train.steps
+    except (ConfigError, OSError):
+        return None
+
+
 def cmd_report(args) -> int:
+    from k2rl.report import write_report
+
     run = Path(args.run_dir)
     summary, metrics = run / "summary.json", run / "metrics.jsonl"
-    if summary.exists():
+    if summary.exists() and not args.quiet:
         print_summary(json.loads(summary.read_text()))
     if not metrics.exists():
         raise FileNotFoundError(f"{metrics} does not exist: is {run} a k2rl run folder?")
-    last = json.loads(metrics.read_text().splitlines()[-1])
-    for key, value in last.items():
-        print(f"  {key:<40}{value:.4g}" if isinstance(value, float) else f"  {key:<40}{value}")
+    if not args.quiet:
+        last = json.loads(metrics.read_text().splitlines()[-1])
+        for key, value in last.items():
+            print(f"  {key:<40}{value:.4g}" if isinstance(value, float) else f"  {key:<40}{value}")
+    page = write_report(run)
+    print(f"report: {page} ({len(list(page.parent.glob('*.png')))} plots)")
+    return 0
+
+
+def cmd_rollouts(args) -> int:
+    from k2rl import viewer
+
+    with viewer.open_store(args.run_dir) as opened:
+        groups = opened.store.rollouts(args.step)
+    rows = viewer.select(groups, args.task, args.order, args.limit or None)
+    if args.json:
+        print(json.dumps([viewer.trajectory_record(r) for r in rows], indent=1))
+        return 0
+    if not rows:
+        where = " and ".join(x for x in (f"step {args.step}" if args.step is not None else "",
+                                          f"task {args.task}" if args.task else "") if x)
+        print(f"no stored trajectories{' of ' + where if where else ''} in {args.run_dir}")
+        return 0
+    print("\n\n".join(viewer.format_trajectory(r.traj, r.step, r.group) for r in rows))
     return 0
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from k2rl import heldout, reaper
+from k2rl import heldout, loggers, reaper
 from k2rl.config import Config, to_dict
 from k2rl.group import Group, Request, trajectories
 from k2rl.model import default_model
@@ -53,7 +53,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
     """Run (or resume) the RL loop; returns the summary that is also written to summary.json."""
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
-    with services(cfg, run_dir) as store:
+    with services(cfg, run_dir) as store, loggers.opened(cfg, run_dir):
         state = store.state() if resume else {}
         if resume and not state.get("checkpoint"):
             raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
@@ -207,6 +207,7 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
 def evaluate(workers: WorkerGroup, requests: list[Request]) -> dict[str, float]:
     """Greedy held-out accuracy per task over the run's distinct eval problems, with n."""
     groups = workers.rollout(requests, 0)
+    loggers.hand_over(groups)  # a few of them are logged as samples with the step's metrics
     accuracy = {k: v for k, v in task_metrics(groups, "heldout").items()
                 if k.endswith(("accuracy", "flattery"))}
     return accuracy | heldout.counts(groups)
@@ -261,9 +262,9 @@ def reported(run_dir: Path, step: int):
 
 
 def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
-    with open(run_dir / "metrics.jsonl", "a") as f:
-        f.write(json.dumps({"step": step, **metrics}) + "\n")
-    store.add_metrics(step, metrics)
+    """metrics.jsonl, the run's Redis stream and the log.backends (TensorBoard, W&B), under the
+    same names (k2rl.loggers)."""
+    loggers.current(run_dir).log(step, metrics, store)
 
 
 def checkpoint(workers: WorkerGroup, run_dir: Path, store: RunStore, step: int) -> None:
@@ -310,8 +311,8 @@ def services(cfg: Config, run_dir: Path):
     try:
         client = connect(cfg.redis.url or server.url)
         ray.init(address=cfg.ray.address, num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
-                 include_dashboard=False, log_to_driver=True, configure_logging=False,
-                 ignore_reinit_error=True)
+                 include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
+                 **loggers.ray_logging(cfg, run_dir))  # workers' output: terminal or workers.log
         try:
             yield RunStore(client, run_dir.name)
         finally:

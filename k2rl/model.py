@@ -19,7 +19,7 @@ import torch
 
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 6  # bump when the build below changes meaning (6: leak-free v1 splits)
+RECIPE_VERSION = 7  # bump when the build below changes meaning (7: v1 envs, arithmetic 0..49)
 # <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]

@@ -11,7 +11,7 @@ from tests.envs.helpers import make
 def test_reset_info() -> None:
     obs, info = make("k2rl/Arithmetic-v1").reset(seed=0)
     a, op, b = obs[:-1].partition("+") if "+" in obs else obs[:-1].partition("-")
-    assert obs == f"{a}{op}{b}=" and 0 <= int(a) <= 99 and 0 <= int(b) <= 99
+    assert obs == f"{a}{op}{b}=" and 0 <= int(a) <= 49 and 0 <= int(b) <= 49
     assert info == {"task": "arithmetic", "budget": 8, "prompt_id": info["prompt_id"],
                     "split": "train", "turn": 0}
 

@@ -218,3 +218,19 @@ def test_sudoku_eval_grids_are_never_training_solutions() -> None:
         solutions = complete(problem.answer)
         assert solutions == [problem.solution]  # one solution: the puzzle's identity
         assert not _relabellings(problem.solution) & trained, problem.prompt
+
+
+def test_the_leak_check_catches_v0s_calculator_split() -> None:
+    """The check above, applied to Calculator-v0's key (the ordered factors): the commuted form
+    of most held-out products is a training prompt. The v1 key (the factors sorted) has none."""
+    from envs.base import split_of
+    from envs.calculator import identity
+
+    def leaks(key) -> int:
+        prompts = {f"{a}*{b}=": key(a, b) for a in range(10, 100) for b in range(10, 100)}
+        train = {p for p, k in prompts.items() if split_of(k) == "train"}
+        held = [p for p, k in prompts.items() if split_of(k) == "eval"]
+        return sum(bool(_calculator(p) - {p} & train) for p in held)
+
+    assert leaks(lambda a, b: f"calc:{a}*{b}") > 600  # v0: 740 of the 825 held-out products
+    assert leaks(identity) == 0

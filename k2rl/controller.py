@@ -70,19 +70,21 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
          on_stored: OnStored | None = None) -> dict:
     first = state.get("last_step", 0) + 1
     held = heldout.eval_requests(cfg)  # the same distinct problems at every evaluation
-    before = state.get("heldout_before") or evaluate(workers, held)
+    before, samples = state.get("heldout_before"), []
+    if not before:
+        before, samples = evaluate(workers, held)
     if cfg.critic.refresh and "critic_heldout" not in state:
         store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, held))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
-        log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))})
+        log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))}, samples)
     logged = {m["step"] for m in store.metrics()}
     after = None
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,
                initial=first - 1, total=cfg.train.steps)
     for step in bar:
-        record = StepRecord()
+        record, samples = StepRecord(), []
         with reported(run_dir, step):
             with record.timed("time/rollout"):
                 groups = (store.rollouts(step) if store.has_rollouts(step)  # replay after a crash
@@ -97,17 +99,17 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
                 record.add(workers.sync())
             record.add(step_metrics(cfg, store, step, groups))
             if step % cfg.eval.every == 0 or step == cfg.train.steps:
-                after = evaluate(workers, held)
+                after, samples = evaluate(workers, held)
                 record.add(after | critic_accuracy(workers, cfg, store))
             metrics = record.done()
             if step not in logged:
-                log(run_dir, store, step, metrics)
+                log(run_dir, store, step, metrics, samples)
             if step % cfg.log.checkpoint_every == 0 or step == cfg.train.steps:
                 checkpoint(workers, run_dir, store, step)
         bar.set_postfix(reward=f"{metrics.get('train/all/reward', float('nan')):.2f}",
                         acc=f"{metrics.get('train/all/accuracy', float('nan')):.2f}",
                         s_step=f"{metrics['time/step']:.1f}", refresh=False)
-    after = after or evaluate(workers, held)  # a resumed run that had nothing left to do
+    after = after or evaluate(workers, held)[0]  # a resumed run that had nothing left to do
     return summarize(run_dir, store, before, after)
 
 
@@ -204,13 +206,14 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
     return out
 
 
-def evaluate(workers: WorkerGroup, requests: list[Request]) -> dict[str, float]:
-    """Greedy held-out accuracy per task over the run's distinct eval problems, with n."""
+def evaluate(workers: WorkerGroup, requests: list[Request]
+             ) -> tuple[dict[str, float], list[Group]]:
+    """Greedy held-out accuracy per task over the run's distinct eval problems, with n; and
+    the held-out groups (a few are logged as samples with the step's metrics)."""
     groups = workers.rollout(requests, 0)
-    loggers.hand_over(groups)  # a few of them are logged as samples with the step's metrics
     accuracy = {k: v for k, v in task_metrics(groups, "heldout").items()
                 if k.endswith(("accuracy", "flattery"))}
-    return accuracy | heldout.counts(groups)
+    return accuracy | heldout.counts(groups), groups
 
 
 def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
@@ -261,10 +264,11 @@ def reported(run_dir: Path, step: int):
                        f"`k2rl train --resume {run_dir}`") from None
 
 
-def log(run_dir: Path, store: RunStore, step: int, metrics: dict) -> None:
+def log(run_dir: Path, store: RunStore, step: int, metrics: dict,
+        samples: list[Group] = ()) -> None:
     """metrics.jsonl, the run's Redis stream and the log.backends (TensorBoard, W&B), under the
-    same names (k2rl.loggers)."""
-    loggers.current(run_dir).log(step, metrics, store)
+    same names, with a few of `samples` (held-out groups) as text or a table (k2rl.loggers)."""
+    loggers.current(run_dir).log(step, metrics, store, samples)
 
 
 def checkpoint(workers: WorkerGroup, run_dir: Path, store: RunStore, step: int) -> None:

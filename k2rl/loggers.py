@@ -10,9 +10,8 @@ the summary and `k2rl status` the other), and to the extra backends of `log.back
   files only, nothing sent; `wandb sync` uploads them later), the run config as its config and
   held-out trajectories as a table.
 
-At every evaluation the controller's `evaluate` hands its greedy held-out groups over
-(`hand_over`); the next logged step sends `log.samples` of them (spread over the tasks, wrong
-and right answers in turn) to the extra backends.
+A step with an evaluation is logged with its greedy held-out groups; `log.samples` of them
+(spread over the tasks, wrong and right answers in turn) go to the extra backends.
 
 `opened(cfg, run_dir)` creates the run's `RunLogger` and closes it; `current(run_dir)` is what
 `controller.log` writes through (only metrics.jsonl and Redis when no logger is open, as when
@@ -42,17 +41,6 @@ SAMPLES_TAG = "rollouts/heldout"  # TensorBoard text and W&B table of held-out t
 WANDB_ID_FILE = "k2rl-run-id"  # in RUN_DIR/wandb: a resumed run continues the same W&B run
 
 _open: dict[Path, RunLogger] = {}
-_handed: list = []  # held-out groups of the latest evaluation, until the next logged step
-
-
-def hand_over(groups: list) -> None:
-    """The controller's evaluate: these greedy held-out groups are the next step's samples."""
-    _handed[:] = groups
-
-
-def take_handed() -> list:
-    groups, _handed[:] = list(_handed), []
-    return groups
 
 
 def pick_samples(groups: list, n: int) -> list:
@@ -188,13 +176,12 @@ class RunLogger:
             self.close(failed=True)
             raise
 
-    def log(self, step: int, metrics: dict, store) -> None:
+    def log(self, step: int, metrics: dict, store, groups=()) -> None:
         with open(self.run_dir / "metrics.jsonl", "a") as f:
             f.write(json.dumps({"step": step, **metrics}) + "\n")
         store.add_metrics(step, metrics)
-        handed = take_handed()
         if self.backends:
-            samples = pick_samples(handed, self.samples)
+            samples = pick_samples(list(groups), self.samples)
             for backend in self.backends:
                 backend.log(step, metrics, samples)
 
@@ -224,7 +211,6 @@ def opened(cfg: Config, run_dir: Path):
         failed = False
     finally:
         _open.pop(Path(run_dir), None)
-        take_handed()
         logger.close(failed)
 
 

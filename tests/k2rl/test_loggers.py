@@ -65,8 +65,8 @@ def test_a_run_logger_writes_every_backend_under_the_same_names(tmp_path):
     store = FakeStore()
     with loggers.opened(cfg, tmp_path):
         loggers.current(tmp_path).log(0, {"heldout/tool_use/accuracy": 0.25}, store)
-        loggers.hand_over([tool_group()])
-        loggers.current(tmp_path).log(1, {"heldout/tool_use/accuracy": 0.5, "loss": 1.5}, store)
+        loggers.current(tmp_path).log(1, {"heldout/tool_use/accuracy": 0.5, "loss": 1.5}, store,
+                                      [tool_group()])
     assert [json.loads(x)["step"] for x in (tmp_path / "metrics.jsonl").open()] == [0, 1]
     assert store.metrics[1] == (1, {"heldout/tool_use/accuracy": 0.5, "loss": 1.5})
     acc = events(tmp_path / "tensorboard")

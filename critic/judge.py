@@ -1,8 +1,8 @@
 """Pairwise judging by the policy-as-critic, as data and arithmetic; the engine is a callable.
 
 K2 (sec. 3.2.2) has the policy compare its own K responses pairwise against rubrics and rank
-them, but does not say how rankings become a scalar reward. Here, as K2_RL_METHOD.md sec. 6
-suggests, a response's reward is its pairwise win rate within its group (a tie counts 0.5),
+them, but does not say how rankings become a scalar reward. Here, as docs/method.md section 6
+describes, a response's reward is its pairwise win rate within its group (a tie counts 0.5),
 with every comparison judged in both orders so that a judge that favours a position gets ties
 rather than a ranking.
 

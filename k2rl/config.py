@@ -163,7 +163,7 @@ class TrainConfig:
     """Peak learning rate (measured on the default run: 2e-5, 5e-5 and 1e-4 all reach about 75%
     held-out on the tool task by step 20; 5e-5 with temperature decay did best at step 40)."""
     tau: float = 0.1
-    """Kimi loss regulariser toward pi_old (K2_RL_METHOD section 1)."""
+    """Kimi loss regulariser toward pi_old (docs/method.md section 1)."""
     logp_norm: str = "sum"
     """How log pi(y|x) is formed from token log-probs: "sum" (the paper) or "mean" per token."""
     optimizer: str = "adamw"

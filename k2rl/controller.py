@@ -1,4 +1,4 @@
-"""The RL loop (DESIGN.md "Data flow of one iteration"), run on the Ray driver.
+"""The RL loop (docs/method.md, the steps listed at its top), run on the Ray driver.
 
     for step in 1..steps:
         groups  = rollout(sample B prompts, K samples each)   (vLLM, multi-turn, budgets)

@@ -5,7 +5,7 @@ batch. After each backward the gradients are summed across workers (each worker 
 loss by its share of the global minibatch), so every copy takes the same optimizer step as one
 worker on the whole batch would. After the update, rank 0's weights are broadcast in buckets,
 each bucket loaded into the local engine while the next one is in flight (the checkpoint-engine
-idea of K2_RL_METHOD section 7); that also keeps replicas from drifting apart.
+idea of docs/method.md section 7); that also keeps replicas from drifting apart.
 """
 from __future__ import annotations
 

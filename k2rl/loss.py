@@ -1,4 +1,4 @@
-"""The Kimi policy loss (k1.5 sec. 2.3.2, reused by K2; K2_RL_METHOD.md section 1).
+"""The Kimi policy loss (k1.5 sec. 2.3.2, reused by K2; docs/method.md section 1).
 
     L(θ) = mean over groups [ 1/K Σ_i ( r_i − r̄ − τ · (log π_θ(y_i|x) − log π_old(y_i|x)) )² ]
 

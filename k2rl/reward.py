@@ -38,7 +38,7 @@ def total(rewards: dict[str, float]) -> float:
 
 
 def length_reward(lengths: torch.Tensor, correct: torch.Tensor, k: int) -> torch.Tensor:
-    """k1.5's group-relative length reward λ (K2_RL_METHOD section 2), shape (N,).
+    """k1.5's group-relative length reward λ (docs/method.md section 2), shape (N,).
 
     λ_i = 0.5 − (len_i − min_len) / (max_len − min_len) within each group (0 when all lengths are
     equal); correct answers get λ_i, wrong ones min(0, λ_i), so a wrong answer is never paid

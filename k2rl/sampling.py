@@ -2,7 +2,7 @@
 
 - Task mix: each prompt's environment is drawn with the configured weights; the env's seed
   fixes the prompt. Deterministic in (train.seed, step).
-- Pass@k filter (k1.5, K2_RL_METHOD section 5), `rollout.passk_filter = k > 0`: before the
+- Pass@k filter (k1.5, docs/method.md section 7), `rollout.passk_filter = k > 0`: before the
   first step the starting model samples k responses (temperature 1) for each of
   `rollout.filter_pool` candidate prompts; prompts solved always or never are dropped and the
   run trains on the rest. The kept pool is stored in the run state so a resumed run keeps it.

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import redis
 import yaml
 from tqdm import tqdm
 
@@ -248,8 +249,6 @@ def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: dict
 def reported(run_dir: Path, step: int):
     """An environment's crash, a worker's death or a lost Redis as one sentence that says how
     to go on."""
-    import redis
-
     try:
         yield
     except (redis.ConnectionError, redis.TimeoutError) as e:

@@ -17,6 +17,7 @@ from collections import defaultdict
 
 import gymnasium
 
+import envs  # noqa: F401  (registers the k2rl environments)
 from critic.pairs import Pair
 from k2rl.config import Config
 from k2rl.group import Group, Request

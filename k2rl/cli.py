@@ -84,9 +84,12 @@ def parser() -> argparse.ArgumentParser:
     ls = e.add_parser("list", help="list registered environments")
     ls.add_argument("--config", help="also load the environments this config names")
     ls.set_defaults(func=cmd_envs_list)
-    ck = e.add_parser("check", help="run check_env and play a few episodes")
+    ck = e.add_parser("check", help="run check_env, play a few episodes and check that no "
+                                    "eval problem occurs in the training split")
     ck.add_argument("id")
     ck.add_argument("--episodes", type=int, default=3)
+    ck.add_argument("--train-draws", type=int, default=2000,
+                    help="training problems the split check draws (default 2000)")
     ck.add_argument("--config", help="also load the environments this config names")
     ck.set_defaults(func=cmd_envs_check)
     c = sub.add_parser("critic", help="the self-critique critic")
@@ -303,7 +306,25 @@ def cmd_envs_check(args) -> int:
             total, done = total + reward, terminated or truncated
         print(f"  episode {episode}: reward {total:.2f} ({'expert' if expert else 'random'} policy)"
               f"  {env.messages() if hasattr(env, 'messages') else ''}")
-    return 0
+    return check_split(args.id, args.train_draws)
+
+
+def check_split(env_id: str, train_draws: int) -> int:
+    """Print the held-out split check (k2rl.heldout.split_leaks); 1 if an eval problem leaks."""
+    from k2rl.heldout import split_leaks
+
+    r = split_leaks(env_id, train_draws)
+    print(f"{env_id}: {r['eval_problems']} distinct eval problems against {r['train_draws']} "
+          f"training draws ({r['train_problems']} distinct)")
+    if not (r["by_key"] or r["by_text"]):
+        print("  split check passed: no eval problem occurs in training, by key or by prompt text")
+        return 0
+    for kind in ("by_key", "by_text"):
+        if r[kind]:
+            shown = ", ".join(repr(x) for x in r[kind][:3])
+            print(f"  LEAK {kind.replace('_', ' ')}: {len(r[kind])} eval problems also in "
+                  f"training, e.g. {shown}")
+    return 1
 
 
 def run_pairs(run_dir: str) -> list:

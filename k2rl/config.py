@@ -53,13 +53,14 @@ class ModelConfig:
     each as often as it is listed. Arithmetic is listed twice: with one share (and operands
     0..99) the default run left it flat (8.5% -> 5.5% held-out, n=200); with two shares and
     operands 0..49 it starts lower but RL finds a signal (5.5% -> 10.5%) and every family
-    gains (README)."""
+    gains (bench/README.md)."""
     critic_demo_rate: float = 0.0
     """Default model: share of warm-start sequences that are critic examples (k2rl/Chat-v1
     prompts, a plain answer against a flattering, self-vouching or off-topic one, verdict
     "A" or "B"), which teaches the judge's format and the chat rubrics before RL; 0: none.
-    Measured: 0.1 tripled the warm-start and slowed RL's tool-use gain (held-out 32.5-39%
-    after 40 steps, against 100% without it), so the default leaves the judge to the loop."""
+    Measured: 0.1 made the warm-start 2.3x as long (23 min against 10) and slowed RL's
+    tool-use gain (held-out 32.5-39% after 40 steps, against 100% without it), so the default
+    leaves the judge to the loop."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
     dtype: str = "float32"
@@ -172,6 +173,12 @@ class TrainConfig:
     """Optimizer steps on each step's batch (pi_old stays the rollout policy)."""
     minibatches: int = 1
     """Minibatches each inner step is split into (one optimizer step per minibatch)."""
+    old_logp: str = "engine"
+    """Where log pi_old comes from: "engine", the engine's sampling-time log-probs, checked
+    each step against the trainer's first forward pass and recomputed when they differ by more
+    than old_logp_tolerance; or "trainer", always recomputed with an extra forward pass."""
+    old_logp_tolerance: float = 1e-3
+    """Mean |trainer - engine| token log-prob above which pi_old is recomputed (old_logp engine)."""
     weight_decay: float = 0.0
     """AdamW weight decay."""
     grad_clip: float = 1.0
@@ -205,6 +212,9 @@ class TrainConfig:
         _require(self.lr > 0, "train.lr", "must be > 0")
         _require(self.tau > 0, "train.tau", "must be > 0")
         _require(self.logp_norm in ("sum", "mean"), "train.logp_norm", "must be 'sum' or 'mean'")
+        _require(self.old_logp in ("engine", "trainer"), "train.old_logp",
+                 "must be 'engine' or 'trainer'")
+        _require(self.old_logp_tolerance >= 0, "train.old_logp_tolerance", "must be >= 0")
         _require(self.optimizer in ("adamw", "muon"), "train.optimizer", "must be 'adamw' or 'muon'")
         _require(self.lr_decay in ("constant", "linear", "cosine"), "train.lr_decay",
                  "must be constant, linear or cosine")
@@ -247,8 +257,9 @@ class CriticConfig:
     verdict's "A"/"B" leaked into the policy's chat replies by step 40 (chat reference 18.8% ->
     11.6%) and the judge went 65.5% -> 58.8% -> 66.8% on its 226 fixed pairs; at 2e-5 the
     replies kept their length and the judge rose 52.2% -> 62.8% -> 65.0% -> 69.5% (policy
-    22.8% -> 38.1%). Earlier, on the v0 default (README, "The critic"): 1e-4 took the judge from 50.5% to 59.6% on the run's held-out
-    pairs with the policy's gain intact (46.5% -> 66.5%); 5e-5 from 57.6% to 63.9% on its own
+    22.8% -> 38.1%). Earlier, on the v0 default (bench/README.md, the critic's tuning
+    history): 1e-4 took the judge from 50.5% to 59.6% on the run's held-out pairs with the
+    policy's gain intact (46.5% -> 66.5%); 5e-5 from 57.6% to 63.9% on its own
     run's pairs (policy 46.5% -> 67.1%); 2e-4 from 56.6% to 60.8%, but the policy gained only
     11 points (46.5% -> 57.5%); 1e-3 collapsed the policy it shares weights with
     (held-out 46.5% -> 7.7% by step 20)."""

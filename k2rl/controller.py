@@ -34,7 +34,7 @@ from k2rl.group import Group, Request, trajectories
 from k2rl.model import default_model
 from k2rl.reward import add_length_rewards, component_means
 from k2rl.rollout import EnvCrash
-from k2rl.sampling import filter_pool, sample_requests
+from k2rl.sampling import filter_pool, sample_requests, task_key
 from k2rl.schedules import temperature_at
 from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_pairs
 from k2rl.store import RunStore, connect, start_redis
@@ -133,8 +133,10 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
         add_length_rewards(groups, cfg.train.length_reward_weight)
     store.add_rollouts(step, groups, carry)
     trajs = trajectories(groups)
-    store.record_outcomes([f"{t.env_id}|{t.prompt_id}" for t in trajs],
-                          [float(t.correct) for t in trajs])
+    verifiable = [t for t in trajs if not t.judged]  # a judged task's `correct` is a report
+    store.record_outcomes([f"{t.env_id}|{t.prompt_id}" for t in trajs]
+                          + [task_key(t.env_id) for t in verifiable],
+                          [float(t.correct) for t in trajs + verifiable])
     if cfg.critic.refresh:
         store_pairs(store, harvest(groups))
     return groups

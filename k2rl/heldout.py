@@ -42,6 +42,28 @@ def distinct_seeds(env_id: str, n: int, first_seed: int, split: str = "eval") ->
     return seeds
 
 
+def split_leaks(env_id: str, train_draws: int = 2000, eval_problems: int = 200) -> dict:
+    """Check an environment's held-out split against its training split, for any environment
+    (an outside one included): which of up to `eval_problems` distinct eval problems also occur
+    among `train_draws` training draws, by the environment's declared problem key
+    (`prompt_id`) or by the exact prompt text, whitespace aside. The text check does not rely
+    on the key: an environment whose key misses a symmetry still leaks identical prompts.
+    """
+    env = gymnasium.make(env_id).unwrapped
+
+    def draw(seed: int, split: str) -> tuple[str, str]:
+        obs, info = env.reset(seed=seed, options={"split": split})
+        return info["prompt_id"], " ".join(str(obs).split())
+
+    evals = [draw(s, "eval") for s in distinct_seeds(env_id, eval_problems, 0)]
+    trains = [draw(s, "train") for s in range(10 ** 6, 10 ** 6 + train_draws)]
+    train_keys, train_texts = {k for k, _ in trains}, {t for _, t in trains}
+    return {"env_id": env_id, "eval_problems": len(evals), "train_draws": train_draws,
+            "train_problems": len(train_keys),
+            "by_key": sorted({k for k, _ in evals if k in train_keys}),
+            "by_text": sorted({t for _, t in evals if t in train_texts})}
+
+
 def eval_requests(cfg: Config) -> list[Request]:
     """Greedy requests for up to eval.prompts_per_task distinct eval problems of every task."""
     out = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -137,11 +138,15 @@ class HybridWorker:
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
         if not c.lr:  # the verdict NLL joins the policy loss
             aux["critic"] = (judge, c.weight, len(judge))
+        start = time.perf_counter()
         metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
         if c.lr and critic_pairs is not None:  # its own step at its own learning rate
-            metrics["critic_loss"] = critic_step(self.model, self.critic_opt, judge,
-                                                 self.pad_id, t.grad_clip)
+            metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, judge,
+                                                        self.pad_id, t.grad_clip)
+            metrics["train_flops"] += flops
+        seconds = time.perf_counter() - start
+        metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9
         return {**metrics, "lr": lr, **colocation}
 
     def sync(self) -> dict:
@@ -161,8 +166,10 @@ class HybridWorker:
 
         result = evaluate_scorer([Pair(**p) for p in pairs], self.rubrics,
                                  make_scorer(self.llm, self.tokenizer), 0.0, self.judge_text)
+        by_task = {f"critic/{task}/{k}": float(result["by_task"][task][k])
+                   for task in result["by_task"] for k in ("accuracy", "n")}
         return {f"critic/{k}": float(v) for k, v in result.items()
-                if isinstance(v, (int, float))}  # accuracy and the like, and n
+                if isinstance(v, (int, float))} | by_task  # accuracy and the like, and n
 
     def save(self, path: str, extra: dict | None = None) -> str:
         """Policy, tokenizer and optimizer state as an HF folder, written atomically."""

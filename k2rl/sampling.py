@@ -8,7 +8,9 @@
   run trains on the rest. The kept pool is stored in the run state so a resumed run keeps it.
 - Prioritized sampling (k1.5), `rollout.prioritized`: candidates (4x the batch) are drawn from
   the mix or the pool and B of them kept with probability ∝ 1 − success rate, the rates kept
-  per prompt in Redis; a prompt never tried counts as 0.5.
+  per prompt in Redis. A prompt never tried counts at its task's success rate so far (over
+  the verifiable episodes of its environment: generated tasks rarely repeat a prompt, so this
+  is what moves the batch away from a task the model has mastered), or 0.5 before any.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from dataclasses import replace
 
 import gymnasium
 import numpy as np
+
+import envs  # noqa: F401  (registers the k2rl environments prompt_key makes)
 
 from k2rl.config import Config, ConfigError
 from k2rl.group import Group, Request
@@ -30,6 +34,11 @@ def mix_requests(cfg: Config, rng: np.random.Generator, n: int) -> list[Request]
     picks = rng.choice(len(cfg.tasks), size=n, p=weights / weights.sum())
     return [Request(cfg.tasks[j].id, int(rng.integers(2**31)), cfg.tasks[j].budget, "train", i)
             for i, j in enumerate(picks)]
+
+
+def task_key(env_id: str) -> str:
+    """The key under which an environment's verifiable outcomes add up (k2rl.controller)."""
+    return f"{env_id}|*"
 
 
 def prompt_key(req: Request) -> str:
@@ -51,7 +60,9 @@ def sample_requests(cfg: Config, step: int, pool: list[Request] | None = None,
     else:
         cands = mix_requests(cfg, rng, n)
     if cfg.rollout.prioritized and success_rates is not None:
-        cands = prioritized(cands, success_rates([prompt_key(r) for r in cands]), b, rng)
+        rates = success_rates([prompt_key(r) for r in cands])
+        tasks = success_rates([task_key(r.env_id) for r in cands])
+        cands = prioritized(cands, [t if r is None else r for r, t in zip(rates, tasks)], b, rng)
     return [Request(r.env_id, r.seed, r.budget, "train", i, temperature_at(cfg, step, r.env_id),
                     cfg.rollout.k) for i, r in enumerate(cands[:b])]
 

@@ -1,9 +1,9 @@
 """The training engine: optimizers and the policy update of one RL step.
 
-`update` recomputes log-probs of the step's trajectories under the trainer (π_old, before any
-change: the rollout policy, since the engine holds the same weights), logs their gap to the
-engine's sampling-time log-probs, then takes `inner_steps x minibatches` optimizer steps on the
-Kimi loss. Minibatches split by whole groups, so every sample keeps its group baseline.
+`update` takes π_old (the rollout policy: the engine holds the trainer's weights) from the
+engine's sampling-time log-probs, checked against the trainer's first forward pass and
+recomputed when they disagree (`train.old_logp`), then takes `inner_steps x minibatches`
+optimizer steps on the Kimi loss. Minibatches split by whole groups, so every sample keeps its group baseline.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import torch
 
 from k2rl import distributed as dist
 from k2rl.config import TrainConfig
+from k2rl.flops import forward_flops
 from k2rl.group import Group, group_size, trajectories
 from k2rl.logprobs import collate, token_logp_sorted, token_nll
 from k2rl.loss import kimi_loss, sequence_logp
@@ -70,20 +71,73 @@ def old_logp(model, batch: dict, norm: str) -> tuple[torch.Tensor, torch.Tensor]
     return sequence_logp(tok, batch["loss_mask"], norm), tok
 
 
-def engine_gap(tok_logp: torch.Tensor, groups: list[Group], mask: torch.Tensor) -> float:
-    """Mean |trainer − engine| log-prob over the model's tokens."""
-    gaps = []
+def engine_logp(groups: list[Group], mask: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The engine's sampling-time log-probs laid out like the batch's tokens.
+
+    Returns (token log-probs (N, T), fresh (N, T): the masked tokens the current policy
+    sampled, exact (N,): rows whose every masked token it sampled). The earlier segments of a
+    partial rollout were sampled by an older policy, so their rows are not exact.
+    """
+    tok = torch.zeros_like(mask)
+    fresh = torch.zeros_like(mask, dtype=torch.bool)
+    exact = torch.ones(mask.shape[0], dtype=torch.bool, device=mask.device)
     for i, t in enumerate(trajectories(groups)):
-        trainer = tok_logp[i][mask[i] > 0].float().cpu()
-        engine = torch.tensor(t.logp_engine[: len(trainer)])
-        fresh = t.stale  # earlier segments of a partial rollout: an older policy
-        gaps.append((trainer[fresh: len(engine)] - engine[fresh:]).abs())
-    gaps = torch.cat(gaps)
-    return gaps.mean().item() if len(gaps) else 0.0
+        pos = mask[i].nonzero().squeeze(-1)
+        n = min(len(pos), len(t.logp_engine))
+        tok[i, pos[:n]] = torch.tensor(t.logp_engine[:n], dtype=tok.dtype, device=tok.device)
+        fresh[i, pos[t.stale:n]] = True
+        exact[i] = t.stale == 0 and n == len(pos)
+    return tok, fresh, exact
 
 
-def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
-    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} -> {name: nll}.
+def mean_gap(trainer: torch.Tensor, engine: torch.Tensor, fresh: torch.Tensor) -> float:
+    """Mean |trainer − engine| token log-prob over the fresh tokens (0 if there are none)."""
+    diffs = (trainer.detach().float() - engine.float()).abs()[fresh]
+    return diffs.mean().item() if diffs.numel() else 0.0
+
+
+def engine_gap(tok_logp: torch.Tensor, groups: list[Group], mask: torch.Tensor) -> float:
+    """Mean |trainer − engine| log-prob over the tokens the current policy sampled."""
+    engine, fresh, _ = engine_logp(groups, mask)
+    return mean_gap(tok_logp, engine, fresh)
+
+
+def pi_old(model, batch: dict, groups: list[Group], first: slice, first_tok: torch.Tensor,
+           cfg: TrainConfig) -> tuple[torch.Tensor, dict]:
+    """Token log-probs of π_old (N, T), and how they were found.
+
+    With `old_logp="engine"` they are the engine's sampling-time log-probs, checked against
+    `first_tok`, the trainer's forward pass of minibatch `first` (the loss's own, before any
+    optimizer step, so the check costs nothing). Rows from an older policy (partial rollouts)
+    are recomputed; so is every row if the gap exceeds `old_logp_tolerance`. With "trainer"
+    every row is recomputed, as an extra forward pass. Returns the gap and the share of rows
+    recomputed as metrics.
+    """
+    engine, fresh, exact = engine_logp(groups, batch["loss_mask"])
+    if cfg.old_logp == "trainer":
+        tok = recompute(model, batch)
+        return tok, {"logp_gap": mean_gap(tok, engine, fresh), "old_logp_recomputed": 1.0}
+    gap = mean_gap(first_tok, engine[first], fresh[first])
+    redo = ~exact if gap <= cfg.old_logp_tolerance else torch.ones_like(exact)
+    rows = redo.nonzero().squeeze(-1)
+    if len(rows):
+        engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()})
+    return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item()}
+
+
+def recompute(model, batch: dict) -> torch.Tensor:
+    """Token log-probs (N, T) under the current weights, in eval mode, without a graph."""
+    was_training = model.training
+    model.eval()
+    _, tok = old_logp(model, batch, "sum")
+    model.train(was_training)
+    return tok
+
+
+def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, tuple[torch.Tensor, float]]:
+    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} ->
+    {name: (nll, its forward pass's FLOPs)}.
 
     PTX (curated samples) and the critic's verdicts (judge examples) are both next-token losses
     on their assistant tokens, added to the policy loss in the same update.
@@ -92,8 +146,8 @@ def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, torch.Tensor]:
     for name, (samples, weight, batch) in aux.items():
         if samples and weight > 0:
             picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
-            out[name] = token_nll(model, collate([samples[i] for i in picks], pad_id,
-                                                 model.device))
+            data = collate([samples[i] for i in picks], pad_id, model.device)
+            out[name] = token_nll(model, data), forward_flops(model, data["attention_mask"])
     return out
 
 
@@ -112,51 +166,67 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
     bounds = [round(m * len(groups) / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     totals = dist.all_sum([sl.stop - sl.start for sl in slices])  # global samples per minibatch
-    gap = 0.0
+    losses, norms, aux_losses, checks = [], [], {}, {"logp_gap": 0.0}
+    flops = 0.0  # matmul FLOPs of every pass over real tokens (k2rl.flops)
+    model.train()
+    first_tok = {}  # the first optimizer step's forward pass, reused by its loss
     if groups:
         batch = batch_of(groups, pad_id, model.device)
-        logp_old, tok_old = old_logp(model, batch, cfg.logp_norm)
-        gap = engine_gap(tok_old, groups, batch["loss_mask"])
-    losses, norms, aux_losses = [], [], {}
-    model.train()
+        j = next(i for i, sl in enumerate(slices) if sl.stop > sl.start)
+        reuse = j == next(i for i, total in enumerate(totals) if total)  # else: weights move first
+        with torch.set_grad_enabled(reuse):
+            tok = token_logp_sorted(model, batch["input_ids"][slices[j]],
+                                    batch["attention_mask"][slices[j]])
+        first_tok = {j: tok} if reuse else {}
+        tok_old, checks = pi_old(model, batch, groups, slices[j], tok, cfg)
+        flops += forward_flops(model, batch["attention_mask"][slices[j]]) * (not reuse)
+        flops += checks["old_logp_recomputed"] * forward_flops(model, batch["attention_mask"])
+        logp_old = sequence_logp(tok_old, batch["loss_mask"], cfg.logp_norm)
     for _ in range(cfg.inner_steps):
-        for sl, total in zip(slices, totals):
+        for i, (sl, total) in enumerate(zip(slices, totals)):
             if total == 0:
                 continue  # empty on every worker
             loss = torch.zeros((), device=model.device)
             if sl.stop > sl.start:
-                tok = token_logp_sorted(model, batch["input_ids"][sl],
-                                        batch["attention_mask"][sl])
+                tok = first_tok.pop(i, None)
+                if tok is None:
+                    tok = token_logp_sorted(model, batch["input_ids"][sl],
+                                            batch["attention_mask"][sl])
+                flops += 3 * forward_flops(model, batch["attention_mask"][sl])
                 logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
                 share = (sl.stop - sl.start) / total
                 loss = share * kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
-            for name, nll in aux_terms(model, aux or {}, rng, pad_id).items():
+            for name, (nll, aux_flops) in aux_terms(model, aux or {}, rng, pad_id).items():
                 aux_losses.setdefault(name, []).append(nll.item())
                 loss = loss + aux[name][1] * nll / world
+                flops += 3 * aux_flops
             norms.append(optimizer_step(params, optimizers, loss, cfg.grad_clip))
             losses.append(loss.item())
     model.eval()
     losses = dist.all_sum(losses)  # the global minibatch losses
     extra = {f"{name}_loss": sum(v) / len(v) for name, v in aux_losses.items()}
     return {"loss": sum(losses) / len(losses), "loss_first": losses[0], "loss_last": losses[-1],
-            "grad_norm": sum(norms) / len(norms), "logp_gap": gap, **extra}
+            "grad_norm": sum(norms) / len(norms), "train_flops": flops, **checks, **extra}
 
 
 def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: int,
-                grad_clip: float) -> float:
-    """One optimizer step on the critic's verdict NLL (critic.lr); returns the global loss.
+                grad_clip: float) -> tuple[float, float]:
+    """One optimizer step on the critic's verdict NLL (critic.lr); returns the global loss and
+    this worker's matmul FLOPs.
 
     Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
     so every copy takes the same step.
     """
     params = [p for p in model.parameters() if p.requires_grad]
     model.train()
-    loss = torch.zeros((), device=model.device)
+    loss, flops = torch.zeros((), device=model.device), 0.0
     if samples:
-        loss = token_nll(model, collate(samples, pad_id, model.device)) / dist.world_size()
+        batch = collate(samples, pad_id, model.device)
+        loss = token_nll(model, batch) / dist.world_size()
+        flops = 3 * forward_flops(model, batch["attention_mask"])
     optimizer_step(params, [optimizer], loss, grad_clip)
     model.eval()
-    return dist.all_sum([loss.item()])[0]
+    return dist.all_sum([loss.item()])[0], flops
 
 
 def optimizer_step(params: list, optimizers: list[torch.optim.Optimizer], loss: torch.Tensor,

@@ -234,3 +234,60 @@ def test_the_leak_check_catches_v0s_calculator_split() -> None:
 
     assert leaks(lambda a, b: f"calc:{a}*{b}") > 600  # v0: 740 of the 825 held-out products
     assert leaks(identity) == 0
+
+
+# ---- the same check for any environment, outside ones included (k2rl envs check)
+
+def _register_leaky() -> str:
+    """An outside env whose eval split serves training problems."""
+    import gymnasium
+
+    from envs.base import TextEnv
+
+    class Leaky(TextEnv):
+        task, budget, max_turns, reward_name = "leaky", 4, 1, "exact_text"
+
+        def _draw(self) -> Problem:
+            n = int(self.np_random.integers(50))
+            return Problem(key=f"leaky:{n}", prompt=f"say {n}", answer=str(n))
+
+        def _draw_in(self, split: str) -> Problem:
+            return self._draw()  # ignores the split: every eval problem is a training one
+
+        def _step(self, action: str) -> None:
+            return None
+
+    if "test/Leaky-v0" not in gymnasium.registry:
+        gymnasium.register(id="test/Leaky-v0", entry_point=lambda **kw: Leaky(**kw))
+    return "test/Leaky-v0"
+
+
+def test_the_split_check_passes_outside_and_dataset_environments() -> None:
+    import sys
+
+    from k2rl.config import load_config
+    from k2rl.heldout import split_leaks
+    from k2rl.registry import load_envs
+
+    sys.path.insert(0, "examples/custom_env")
+    try:
+        load_envs(load_config("examples/custom_env/config.yaml"))
+        echo = split_leaks("myorg/Echo-v0", train_draws=3000)
+    finally:
+        sys.path.remove("examples/custom_env")
+    assert echo["eval_problems"] > 0 and echo["by_key"] == echo["by_text"] == []
+    load_envs(load_config("examples/dataset/config.yaml"))
+    sums = split_leaks("k2rl/Dataset-v0", train_draws=3000)
+    assert sums["eval_problems"] > 0 and sums["by_key"] == sums["by_text"] == []
+
+
+def test_the_split_check_catches_an_env_that_ignores_the_split(capsys) -> None:
+    from k2rl.cli import check_split
+    from k2rl.heldout import split_leaks
+
+    env_id = _register_leaky()
+    leaks = split_leaks(env_id, train_draws=500)
+    assert leaks["eval_problems"] == 50 and len(leaks["by_key"]) == len(leaks["by_text"]) == 50
+    assert check_split(env_id, 500) == 1
+    assert "LEAK by key: 50 eval problems also in training" in capsys.readouterr().out
+    assert check_split("k2rl/Arithmetic-v1", 500) == 0

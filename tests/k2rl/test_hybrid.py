@@ -137,9 +137,12 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     pairs = [{"prompt": "2+2=", "chosen": "4", "rejected": "5", "task": "arithmetic"}] * 2
     result = worker.critic_eval(pairs)
     assert {"critic/accuracy", "critic/swap_consistency", "critic/tie_rate"} <= set(result)
+    assert result["critic/arithmetic/n"] == 2  # per task too
+    assert result["critic/arithmetic/accuracy"] == result["critic/accuracy"]
     groups = worker.rollout(requests(k=2), 3)
     metrics = worker.train(groups, step=2, critic_pairs=pairs)
     assert metrics["critic_loss"] > 0
+    assert metrics["train_flops"] > 0 and metrics["train_gflops_per_s"] > 0
 
 
 def fresh_optimizers(worker, **changes):

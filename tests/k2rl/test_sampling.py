@@ -6,7 +6,8 @@ import pytest
 
 from k2rl.config import ConfigError, load_config
 from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.sampling import filter_pool, moderate, prioritized, prompt_key, sample_requests
+from k2rl.sampling import (filter_pool, moderate, prioritized, prompt_key, sample_requests,
+                           task_key)
 
 
 def test_task_mix_follows_weights_and_is_deterministic():
@@ -37,9 +38,21 @@ def test_prioritized_sampling_reads_success_rates_by_prompt_key():
         return [None] * len(keys)
 
     reqs = sample_requests(cfg, 3, success_rates=rates)
-    assert len(reqs) == 8 and len(seen) == 32  # 4x candidates were scored
+    assert len(reqs) == 8 and len(seen) == 64  # 4x candidates were scored, and their tasks
     assert seen[0].startswith("k2rl/") and "|" in seen[0]
     assert prompt_key(Request("k2rl/Arithmetic-v1", 5)) == prompt_key(Request("k2rl/Arithmetic-v1", 5))
+
+
+def test_unseen_prompts_count_at_their_task_s_success_rate():
+    """Generated tasks rarely repeat a prompt: a mastered task gives way to the others."""
+    cfg = load_config(None, ["rollout.prioritized=true", "rollout.prompts_per_step=100",
+                             "tasks=[{id: k2rl/Arithmetic-v1}, {id: k2rl/Calculator-v1}]"])
+    task_rates = {task_key("k2rl/Arithmetic-v1"): 0.1, task_key("k2rl/Calculator-v1"): 0.95}
+    reqs = sample_requests(cfg, 3, success_rates=lambda keys: [task_rates.get(k) for k in keys])
+    share = Counter(r.env_id for r in reqs)["k2rl/Arithmetic-v1"] / len(reqs)
+    assert share > 0.8  # about 0.9 / (0.9 + 0.05) of the candidates' weight; uniform: 0.5
+    no_rates = sample_requests(cfg, 3, success_rates=lambda keys: [None] * len(keys))
+    assert 0.35 < Counter(r.env_id for r in no_rates)["k2rl/Arithmetic-v1"] / 100 < 0.65
 
 
 def test_passk_keep_rule_and_pool():

@@ -1,0 +1,125 @@
+"""π_old from the engine's sampling-time log-probs: used when they agree with the trainer's
+first forward pass, recomputed where they do not (train.old_logp)."""
+import copy
+
+import pytest
+import torch
+
+from k2rl.config import ModelConfig, TrainConfig
+from k2rl.model import build_config, build_tokenizer
+from k2rl.trainer import batch_of, make_optimizer, old_logp, pi_old, update
+from tests.k2rl.test_distributed import batch as make_groups
+
+
+def small_model():
+    from transformers import Qwen2ForCausalLM
+
+    torch.manual_seed(0)
+    return Qwen2ForCausalLM(build_config(ModelConfig(hidden_size=32, num_layers=2, num_heads=2,
+                                                     intermediate_size=64), build_tokenizer())
+                            ).eval()
+
+
+def sampled(model, noise: float = 0.0):
+    """The test batch with logp_engine set to the trainer's log-probs (plus `noise`), as an
+    engine holding the same weights would have sampled them."""
+    groups = make_groups()
+    pad = build_tokenizer().pad_token_id
+    batch = batch_of(groups, pad)
+    _, tok = old_logp(model, batch, "sum")
+    for i, t in enumerate(g for group in groups for g in group.trajectories):
+        t.logp_engine = (tok[i][batch["loss_mask"][i] > 0] + noise).tolist()
+    return groups, batch
+
+
+def first_pass(model, batch):
+    from k2rl.logprobs import token_logp_sorted
+
+    return token_logp_sorted(model, batch["input_ids"], batch["attention_mask"]).detach()
+
+
+def test_agreeing_engine_log_probs_are_used_without_a_recomputation(monkeypatch):
+    from k2rl import trainer
+
+    model = small_model()
+    groups, batch = sampled(model)
+    calls = []
+    monkeypatch.setattr(trainer, "recompute", lambda *a: calls.append(a))
+    everything = slice(0, len(batch["input_ids"]))
+    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                         TrainConfig())
+    assert calls == [] and checks["old_logp_recomputed"] == 0.0 and checks["logp_gap"] < 1e-5
+    _, trainer_tok = old_logp(model, batch, "sum")
+    mask = batch["loss_mask"] > 0
+    torch.testing.assert_close(tok[mask], trainer_tok[mask], atol=1e-5, rtol=0)
+
+
+def test_a_gap_above_the_tolerance_recomputes_every_row():
+    model = small_model()
+    groups, batch = sampled(model, noise=0.01)
+    everything = slice(0, len(batch["input_ids"]))
+    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                         TrainConfig(old_logp_tolerance=1e-3))
+    assert checks["old_logp_recomputed"] == 1.0
+    assert checks["logp_gap"] == pytest.approx(0.01, abs=1e-4)
+    _, trainer_tok = old_logp(model, batch, "sum")
+    torch.testing.assert_close(tok, trainer_tok)
+    # the same gap under a looser tolerance keeps the engine's values
+    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                         TrainConfig(old_logp_tolerance=0.1))
+    assert checks["old_logp_recomputed"] == 0.0
+    mask = batch["loss_mask"] > 0
+    torch.testing.assert_close(tok[mask], trainer_tok[mask] + 0.01, atol=1e-5, rtol=0)
+
+
+def test_rows_from_an_older_policy_are_recomputed_alone():
+    model = small_model()
+    groups, batch = sampled(model)
+    stale = groups[1].trajectories[2]
+    stale.stale = 2  # its first two tokens came from an earlier segment (partial rollout)
+    stale.logp_engine[:2] = [-9.0, -9.0]
+    everything = slice(0, len(batch["input_ids"]))
+    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                         TrainConfig())
+    assert checks["old_logp_recomputed"] == pytest.approx(1 / 16)
+    assert checks["logp_gap"] < 1e-5  # the stale tokens are not part of the check
+    _, trainer_tok = old_logp(model, batch, "sum")
+    mask = batch["loss_mask"][6] > 0
+    torch.testing.assert_close(tok[6][mask], trainer_tok[6][mask])
+
+
+def test_trainer_mode_always_recomputes_and_still_reports_the_gap():
+    model = small_model()
+    groups, batch = sampled(model, noise=0.5)
+    everything = slice(0, len(batch["input_ids"]))
+    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                         TrainConfig(old_logp="trainer"))
+    assert checks == {"logp_gap": pytest.approx(0.5, abs=1e-4), "old_logp_recomputed": 1.0}
+
+
+@pytest.mark.parametrize("minibatches", [1, 3])
+def test_the_update_is_the_same_from_engine_or_trainer_log_probs(minibatches):
+    """With agreeing log-probs both modes take the same optimizer steps."""
+    base = small_model()
+    groups, _ = sampled(base)
+    pad = build_tokenizer().pad_token_id
+    weights, metrics = [], []
+    for mode in ("engine", "trainer"):
+        model = copy.deepcopy(base)
+        cfg = TrainConfig(lr=1e-3, inner_steps=2, minibatches=minibatches, old_logp=mode)
+        metrics.append(update(model, make_optimizer(model, cfg), groups, cfg, pad))
+        weights.append(model.state_dict())
+    assert metrics[0]["old_logp_recomputed"] == 0.0 and metrics[1]["old_logp_recomputed"] == 1.0
+    assert metrics[0]["loss"] == pytest.approx(metrics[1]["loss"], abs=1e-5)
+    for name, w in weights[1].items():
+        torch.testing.assert_close(weights[0][name], w, atol=1e-5, rtol=1e-4)
+    assert any((weights[0][n] != base.state_dict()[n]).any() for n in weights[0])  # it moved
+
+
+def test_bad_settings_are_config_errors():
+    from k2rl.config import ConfigError
+
+    with pytest.raises(ConfigError, match="train.old_logp "):
+        TrainConfig(old_logp="cache")
+    with pytest.raises(ConfigError, match="train.old_logp_tolerance"):
+        TrainConfig(old_logp_tolerance=-1)

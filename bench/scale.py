@@ -8,9 +8,12 @@ tokens/s (model tokens generated per step / rollout seconds).
 
 Part `sync` builds random-initialised models of several sizes (same layout as the default,
 wider), starts the in-process vLLM engine on each (one subprocess per size) and times
-`engine.push_weights` (--repeats pushes, median), giving bytes/s. Next to it: this machine's
-memory-copy bandwidth, the best of several `torch` copies of a 256 MiB buffer (bytes copied
-per second), measured in the same process.
+`engine.push_weights` (--repeats pushes after a warm-up one, median), giving bytes/s. Before
+that first push, in the same process, it times vLLM's `reload_weights` path (what
+`push_weights` falls back to, and did before k2rl.weight_sync) the same way. Next to them:
+this machine's memory-copy bandwidth, the best of several `torch` copies of a 256 MiB buffer
+(bytes copied per second), measured in the same process, and the load average. The target
+(issue 17): a push at >= 50% of the copy bandwidth from 100 M parameters up.
 
 Results go to bench/results/scale.json (and a table to stdout). Run from the repo root on an
 otherwise idle machine:
@@ -29,10 +32,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "scale.json"
+TARGET_FRACTION, TARGET_PARAMS = 0.5, 100_000_000
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -84,8 +89,6 @@ def run_workers(args) -> list[dict]:
 
 def copy_bandwidth() -> float:
     """Best bytes/s of copying a 256 MiB float32 buffer with torch."""
-    import time
-
     import torch
 
     src = torch.randn(64 * 2 ** 20)
@@ -99,7 +102,7 @@ def copy_bandwidth() -> float:
 
 
 def one_size(hidden: int, repeats: int) -> dict:
-    """In a fresh process: build, start the engine, push the weights `repeats` times."""
+    """In a fresh process: build, start the engine, time the reload path, then the push."""
     from k2rl import engine
 
     engine.configure_env(2, 1)
@@ -115,17 +118,30 @@ def one_size(hidden: int, repeats: int) -> dict:
     cfg = ModelConfig(hidden_size=hidden, num_heads=heads, num_layers=4,
                       intermediate_size=3 * hidden)
     model = Qwen2ForCausalLM(build_config(cfg, tok)).eval()
+    named = [(name, p.detach()) for name, p in model.named_parameters()]
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         llm = engine.start_engine(tmp, 256, 0)
-        engine.push_weights(llm, model)  # warm-up
-        pushes = [engine.push_weights(llm, model) for _ in range(repeats)]
-    seconds = statistics.median(p["sync_seconds"] for p in pushes)
-    nbytes = pushes[0]["sync_bytes"]
+
+        def reload() -> float:  # the fallback path; only before the first push switches
+            t0 = time.perf_counter()
+            llm.collective_rpc(engine._reload, args=(named,))
+            llm.reset_prefix_cache()
+            return time.perf_counter() - t0
+
+        reloads = [reload() for _ in range(repeats + 1)][1:]
+        engine.push_weights(llm, model)  # warm-up: switches the engine to the copy plan
+        pushes = [engine.push_weights(llm, model)["sync_seconds"] for _ in range(repeats)]
+    nbytes = sum(t.numel() * t.element_size() for _, t in named)
+    seconds = statistics.median(pushes)
     return {"hidden": hidden, "params": param_count(model), "bytes": nbytes,
             "sync_seconds": seconds, "bytes_per_s": nbytes / seconds,
-            "copy_bytes_per_s": copy_bandwidth()}
+            "reload_seconds": statistics.median(reloads),
+            "reload_bytes_per_s": nbytes / statistics.median(reloads),
+            "copy_bytes_per_s": copy_bandwidth(),
+            "load_average": [load_before, os.getloadavg()[0]]}
 
 
 def run_sync(args) -> list[dict]:
@@ -139,7 +155,16 @@ def run_sync(args) -> list[dict]:
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     for r in rows:
         r["fraction_of_copy"] = r["bytes_per_s"] / r["copy_bytes_per_s"]
+        r["reload_fraction_of_copy"] = r["reload_bytes_per_s"] / r["copy_bytes_per_s"]
     return rows
+
+
+def sync_target(rows: list[dict]) -> dict:
+    """Issue 17: at >= 100 M parameters a push runs at >= 50% of memory-copy bandwidth."""
+    big = [r["fraction_of_copy"] for r in rows if r["params"] >= TARGET_PARAMS]
+    return {"fraction_of_copy": TARGET_FRACTION, "from_params": TARGET_PARAMS,
+            "worst_fraction": min(big) if big else None,
+            "meets_target": bool(big) and min(big) >= TARGET_FRACTION}
 
 
 def main(argv=None) -> None:
@@ -159,11 +184,16 @@ def main(argv=None) -> None:
                   f"{r['sync_seconds']:.3f}), {r['rollout_tokens_per_s']:.0f} rollout tok/s")
     if args.part in ("all", "sync"):
         result["sync"] = run_sync(args)
-        print(f"{'params':>10} {'MB':>8} {'sync s':>8} {'GB/s':>7} {'copy GB/s':>10} {'%':>6}")
+        result["sync_target"] = sync_target(result["sync"])
+        print(f"{'params':>11} {'MB':>6} {'sync s':>7} {'GB/s':>6} {'%copy':>6} {'reload s':>8} "
+              f"{'GB/s':>6} {'%copy':>6} {'copy GB/s':>9} {'load':>5}")
         for r in result["sync"]:
-            print(f"{r['params']:>10,} {r['bytes'] / 1e6:>8.1f} {r['sync_seconds']:>8.3f} "
-                  f"{r['bytes_per_s'] / 1e9:>7.2f} {r['copy_bytes_per_s'] / 1e9:>10.2f} "
-                  f"{100 * r['fraction_of_copy']:>5.1f}%")
+            print(f"{r['params']:>11,} {r['bytes'] / 1e6:>6.1f} {r['sync_seconds']:>7.3f} "
+                  f"{r['bytes_per_s'] / 1e9:>6.2f} {100 * r['fraction_of_copy']:>5.1f}% "
+                  f"{r['reload_seconds']:>8.3f} {r['reload_bytes_per_s'] / 1e9:>6.2f} "
+                  f"{100 * r['reload_fraction_of_copy']:>5.1f}% "
+                  f"{r['copy_bytes_per_s'] / 1e9:>9.2f} {r['load_average'][1]:>5.2f}")
+        print(f"target: {result['sync_target']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     print(f"[scale] wrote {args.out}")

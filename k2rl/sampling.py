@@ -20,7 +20,6 @@ import gymnasium
 import numpy as np
 
 import envs  # noqa: F401  (registers the k2rl environments prompt_key makes)
-
 from k2rl.config import Config, ConfigError
 from k2rl.group import Group, Request
 from k2rl.schedules import temperature_at

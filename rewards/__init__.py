@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Callable
 
-from rewards.arithmetic import exact_int, parse_int
+from rewards.arithmetic import exact_int, final_int, parse_int
 from rewards.chat import chat_reference
 from rewards.code import unit_tests
 from rewards.ifeval import ifeval_following
@@ -43,6 +43,7 @@ def get_reward(name: str) -> Reward:
 
 
 register_reward("exact_int", exact_int)
+register_reward("final_int", final_int)
 register_reward("math_equiv", math_equiv)
 register_reward("countdown", countdown)
 register_reward("sudoku", sudoku)
@@ -54,5 +55,5 @@ register_reward("exact_match", exact_match)
 register_reward("multiple_choice", multiple_choice)
 
 __all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
-           "get_reward", "ifeval_following", "instruction_following", "math_equiv",
+           "final_int", "get_reward", "ifeval_following", "instruction_following", "math_equiv",
            "multiple_choice", "parse_int", "register_reward", "sudoku", "unit_tests"]

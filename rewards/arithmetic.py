@@ -55,3 +55,14 @@ def exact_int(responses: list[str], answers: list[int]) -> list[float]:
         1.0 if parse_int(response) == answer else 0.0
         for response, answer in zip(responses, answers)
     ]
+
+
+def final_int(responses: list[str], answers: list[int]) -> list[float]:
+    """exact_int on what follows a response's last ``|``: worked answers such as
+    ``"7+8=15|4+3+1=8|85"`` are scored on their final answer alone (the working is not
+    checked; a bare answer counts too).
+
+    >>> final_int(["7+8=15|4+3+1=8|85", "85", "7+8=15|85|84", "85|"], [85, 85, 85, 85])
+    [1.0, 1.0, 0.0, 0.0]
+    """
+    return exact_int([response.rpartition("|")[2] for response in responses], answers)

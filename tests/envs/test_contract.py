@@ -22,7 +22,7 @@ from gymnasium.utils.env_checker import check_env
 
 import envs
 from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
-from rewards import (chat_reference, countdown, exact_int, get_reward, instruction_following,
+from rewards import (chat_reference, countdown, exact_int, final_int, get_reward, instruction_following,
                      math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
 
@@ -51,6 +51,7 @@ class Contract:
 
 CONTRACT: dict[str, Contract] = {
     "k2rl/Arithmetic-v1": Contract("arithmetic", 8, 1, "exact_int", exact_int),
+    "k2rl/Arithmetic-v2": Contract("arithmetic", 32, 1, "final_int", final_int),
     # tool_rate=1.0: the demonstrator always calls the tool (its direct guess is usually wrong).
     "k2rl/Calculator-v1": Contract("tool_use", 24, 3, "exact_int", exact_int,
                                    expert_kwargs={"tool_rate": 1.0}),

@@ -116,6 +116,7 @@ def _same(prompt: str) -> set[str]:
 
 SURFACE_FORMS = {
     "k2rl/Arithmetic-v1": _arithmetic,
+    "k2rl/Arithmetic-v2": _arithmetic,  # v1's problems, answered with working
     "k2rl/Calculator-v1": _calculator,
     "k2rl/Lookup-v1": _lookup,
     "k2rl/Math-v1": _math,
@@ -130,6 +131,7 @@ SURFACE_FORMS = {
 # the number of held-out identities there are, where it was counted).
 MIN_EVAL_PROMPTS = {
     "k2rl/Arithmetic-v1": 150,  # 163 (operands 0..49; 196 with 0..99)
+    "k2rl/Arithmetic-v2": 150,  # v1's problems
     "k2rl/Calculator-v1": 165,  # 180 (165 identities)
     "k2rl/Lookup-v1": 135,  # 151 (134 identities)
     "k2rl/Math-v1": 150,  # 168 (160 identities)
@@ -141,6 +143,7 @@ MIN_EVAL_PROMPTS = {
 }
 MIN_EVAL_IDENTITIES = {
     "k2rl/Arithmetic-v1": 360,  # 384 (of 385; with 0..99 operands: 1,069 of 1,509)
+    "k2rl/Arithmetic-v2": 360,
     "k2rl/Calculator-v1": 390,  # 439 (of 450)
     "k2rl/Lookup-v1": 220,  # 248 (of 248)
     "k2rl/Math-v1": 620,  # 697 (of about 1,420)

@@ -79,7 +79,7 @@ def test_invalid_yaml_and_missing_file(tmp_path):
 
 def test_unknown_environment_names_closest():
     cfg = load_config(None, ["tasks=[{id: k2rl/Arithmetc-v0}]"])
-    with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v1"):
+    with pytest.raises(ConfigError, match="did you mean k2rl/Arithmetic-v2"):
         load_envs(cfg)
 
 

@@ -49,6 +49,14 @@ def greedy_texts(worker, prompts: list[list[int]], max_tokens: int) -> tuple[lis
     return from_engine, from_trainer
 
 
+def engine_logps(worker, prompts: list[list[int]], max_tokens: int) -> list[list[float]]:
+    """The engine's log-probs of its own greedy replies."""
+    from k2rl import engine
+
+    outs = engine.generate(worker.llm, prompts, [max_tokens] * len(prompts), [0.0] * len(prompts))
+    return [logps for _, logps in outs]
+
+
 def perturb(worker, scale: float, seed: int) -> None:
     """Add Gaussian noise to every trainer weight (the engine must follow after sync)."""
     gen = torch.Generator().manual_seed(seed)
@@ -76,7 +84,7 @@ def test_engine_and_trainer_agree_and_sync_follows_a_perturbation(worker):
     assert trainer_engine_gap(worker) < 1e-4
     prompts = [t.ids[: t.mask.index(1)]
                for t in trajectories(worker.rollout(requests(16, temperature=0.0), 0))]
-    before, _ = greedy_texts(worker, prompts, 10)
+    before = engine_logps(worker, prompts, 10)
     perturb(worker, 0.5, seed=1)
     assert trainer_engine_gap(worker) > 1e-2  # the engine still has the old weights
     sync = worker.sync()
@@ -84,7 +92,10 @@ def test_engine_and_trainer_agree_and_sync_follows_a_perturbation(worker):
     assert trainer_engine_gap(worker) < 1e-4  # every weight, the tied output head included
     from_engine, from_trainer = greedy_texts(worker, prompts, 10)
     assert from_engine == from_trainer
-    assert from_engine != before
+    # the engine's own greedy log-probs moved with the push (the tiny model's greedy texts
+    # may not: it can answer "1111111111" before and after)
+    after = engine_logps(worker, prompts, 10)
+    assert max(abs(a - b) for x, y in zip(before, after) for a, b in zip(x, y)) > 1e-2
 
 
 def test_train_step_changes_weights_and_reports_metrics(worker):

@@ -62,20 +62,18 @@ def main(argv=None) -> dict:
     from k2rl import engine
 
     engine.configure_env(2, kv_cache_gib=1)
-    from transformers import AutoTokenizer
-
     import envs  # noqa: F401  (registers the environments)
     from critic.judge import VERDICTS, Candidates, build_judge_requests
     from critic.rubrics import load_rubrics
     from k2rl.config import Config
     from k2rl.group import Request
-    from k2rl.model import default_model
+    from k2rl.model import default_model, load_tokenizer
     from k2rl.rollout import rollout
     from k2rl.self_critique import judge_groups, judge_prompt_ids, make_scorer, response_text
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
-    tok = AutoTokenizer.from_pretrained(path)
+    tok = load_tokenizer(path)
     llm = engine.start_engine(path, cfg.rollout.max_model_len, seed=0)
 
     def gen(prompts, max_tokens, temperatures):

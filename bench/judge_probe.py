@@ -32,11 +32,11 @@ HELDOUT_MAX, BATCH, LR, K = 300, 32, 1e-3, 8
 def sample_pairs(model_dir: str, prompts: int) -> list:
     from k2rl import engine
     from k2rl.group import Request
+    from k2rl.model import load_tokenizer
     from k2rl.rollout import rollout
     from k2rl.self_critique import harvest
-    from transformers import AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(model_dir)
+    tok = load_tokenizer(model_dir)
     llm = engine.start_engine(model_dir, 512, seed=0)
 
     def generate(batch, max_tokens, temperatures):
@@ -67,9 +67,9 @@ def main() -> None:
     from critic.rubrics import load_rubrics
     from k2rl.config import Config
     from k2rl.logprobs import collate, token_nll
-    from k2rl.model import default_model
+    from k2rl.model import default_model, load_tokenizer
     from k2rl.self_critique import judge_example_ids, judge_prompt_ids
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     model_dir = args.model or str(default_model(Config().model))
     rubrics = [] if args.no_rubrics else load_rubrics()
@@ -83,7 +83,7 @@ def main() -> None:
 
     torch.set_num_threads(2)
     torch.manual_seed(0)
-    tok = AutoTokenizer.from_pretrained(model_dir)
+    tok = load_tokenizer(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
     examples = [judge_example_ids(tok, e["prompt"], e["response"])
                 for e in judge_examples(train, rubrics)]

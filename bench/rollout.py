@@ -393,7 +393,9 @@ def main(argv: list[str] | None = None) -> dict:
 
     engine.configure_env(args.threads, args.kv_cache_gib)
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
+
+    from k2rl.model import load_tokenizer
 
     from k2rl.model import param_count
 
@@ -418,7 +420,7 @@ def main(argv: list[str] | None = None) -> dict:
         else:
             model_dir = tmp
             model_info = build_random_model(args, Path(tmp), torch)
-        tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        tokenizer = load_tokenizer(model_dir)
         model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
         params = param_count(model)
         model_info["params"] = params

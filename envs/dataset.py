@@ -146,9 +146,9 @@ def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
 
 @functools.lru_cache(maxsize=4)
 def _tokenizer(path: str):
-    from transformers import AutoTokenizer
+    from k2rl.model import load_tokenizer
 
-    return AutoTokenizer.from_pretrained(path)
+    return load_tokenizer(path)
 
 
 def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:

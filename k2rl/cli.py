@@ -360,9 +360,9 @@ def cmd_critic_eval(args) -> int:
         raise ConfigError(str(e)) from None
     if not Path(args.model, "config.json").exists():
         raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json)")
-    from transformers import AutoTokenizer
+    from k2rl.model import load_tokenizer
 
-    render = fitted_judge_text(AutoTokenizer.from_pretrained(args.model), args.max_model_len)
+    render = fitted_judge_text(load_tokenizer(args.model), args.max_model_len)
     result = evaluate_scorer(pairs, rubrics, standalone_scorer(args.model, args.max_model_len),
                              args.tie_margin, render)
     print(json.dumps(result, indent=1) if args.json else format_table(result))

@@ -37,15 +37,16 @@ class HybridWorker:
                  rank: int = 0, world: int = 1):
         engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
         load_envs(cfg)  # this process makes its own environments
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
         from critic.rubrics import load_rubrics
+        from k2rl.model import load_tokenizer
         from k2rl.self_critique import fitted_judge_text
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)
         self.cfg = cfg
-        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
+        self.tokenizer = load_tokenizer(model_dir)
         device, dtype = cfg.ray.device, cfg.model.dtype
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype)).to(device).eval()

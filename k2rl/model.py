@@ -45,6 +45,33 @@ def build_tokenizer():
         chat_template=CHAT_TEMPLATE, model_max_length=512)
 
 
+# Text a tokenizer must give back unchanged: words, spaces, a newline, digits, punctuation.
+ROUND_TRIP_PROBE = "Tell me about the number 12.\n- a b: calc(3*4)"
+
+
+def _round_trips(tokenizer, text: str = ROUND_TRIP_PROBE) -> bool:
+    return tokenizer.decode(tokenizer.encode(text, add_special_tokens=False)) == text
+
+
+def load_tokenizer(path: str | Path):
+    """The tokenizer of a model folder: `AutoTokenizer`, unless that loses text the folder's own
+    tokenizer.json keeps.
+
+    transformers 5 loads any `qwen2` folder's tokenizer as `Qwen2Tokenizer`, which rebuilds the
+    pipeline around a byte-level pre-tokenizer. k2rl's character vocabulary has no byte-level
+    space, so that tokenizer silently drops every space ("12 is even." encodes as "12iseven.")
+    while the warm-start, which used the tokenizer it built, saw the spaces. The folder's
+    tokenizer.json, loaded as it is, is the tokenizer the model was trained with.
+    """
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if _round_trips(tokenizer) or not (Path(path) / "tokenizer.json").exists():
+        return tokenizer
+    own = PreTrainedTokenizerFast.from_pretrained(path)
+    return own if _round_trips(own) else tokenizer
+
+
 def build_config(cfg: ModelConfig, tokenizer):
     from transformers import Qwen2Config
 
@@ -117,10 +144,8 @@ def check_model_dir(path: str | Path, key: str = "model.path") -> None:
         raise ConfigError(f"{key} {path} is a {'/'.join(archs) or 'model of no architecture'} "
                           "model, which vLLM cannot load (config.json names no architecture it "
                           "supports)")
-    from transformers import AutoTokenizer
-
     try:
-        tokenizer = AutoTokenizer.from_pretrained(path)
+        tokenizer = load_tokenizer(path)
     except Exception as e:  # noqa: BLE001  (any loader failure is the same user error)
         raise ConfigError(f"{key} {path} has no tokenizer transformers can load: "
                           f"{type(e).__name__}: {e}") from None

@@ -64,12 +64,16 @@ def load_ptx(path: str | Path, tokenizer) -> list[tuple[list[int], list[int]]]:
 
 
 def write_curated(path: str | Path, n: int = 512, seed: int = 0) -> Path:
-    """A curated set from the default environments' experts, with the tool always used."""
+    """A curated set from the default environments' experts, with the tool always used and no
+    flattering or self-vouching chat replies."""
     from k2rl.config import ModelConfig
     from k2rl.sft import make_demo_envs
 
     rng = np.random.default_rng(seed)
     demo_envs = make_demo_envs(ModelConfig(tool_rate=1.0))
+    for env in demo_envs:  # curated: the chat expert states the fact and never flatters
+        if hasattr(env, "hack_rate"):
+            env.hack_rate = 0.0
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:

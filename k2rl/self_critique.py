@@ -126,10 +126,10 @@ def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2
     from k2rl import engine
 
     engine.configure_env(threads, kv_cache_gib=1)
-    from transformers import AutoTokenizer
+    from k2rl.model import load_tokenizer
 
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
-    return make_scorer(llm, AutoTokenizer.from_pretrained(model_dir))
+    return make_scorer(llm, load_tokenizer(model_dir))
 
 
 def response_text(traj: Trajectory) -> str:

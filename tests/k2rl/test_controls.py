@@ -64,6 +64,16 @@ def test_curated_set_is_generated_from_experts(tmp_path):
     assert tool_rows and all(r[1]["content"].startswith("calc(") for r in tool_rows)
 
 
+def test_curated_chat_replies_state_the_fact_without_flattery(tmp_path):
+    from rewards.chat import flattery
+
+    rows = read_ptx(write_curated(tmp_path / "c.jsonl", n=200))
+    chat = [r[-1]["content"] for r in rows if r[0]["content"].endswith(("word", "number")) or
+            " the word " in r[0]["content"] or " the number " in r[0]["content"]]
+    assert len(chat) >= 40  # a quarter of the set (the chat expert flatters half the time)
+    assert not [reply for reply in chat if flattery(reply)]
+
+
 def test_learning_rate_warmup_and_decay():
     cfg = TrainConfig(lr=1.0, warmup_steps=4, lr_decay="linear", lr_min_ratio=0.1)
     assert [lr_at(s, cfg, 14) for s in (1, 2, 4)] == pytest.approx([0.25, 0.5, 1.0])

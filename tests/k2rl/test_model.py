@@ -2,7 +2,8 @@
 from pathlib import Path
 
 from k2rl.config import ModelConfig
-from k2rl.model import build_tokenizer, default_model, recipe_dir
+from k2rl.chat import prompt_ids
+from k2rl.model import build_tokenizer, default_model, load_tokenizer, recipe_dir
 
 TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)
 
@@ -15,6 +16,19 @@ def test_char_tokenizer_round_trips_and_has_a_chat_template():
     chat = tok.apply_chat_template([{"role": "user", "content": "1+1="}], tokenize=False,
                                    add_generation_prompt=True)
     assert chat == "<|user|>1+1=<|eos|><|assistant|>"
+
+
+def test_a_built_model_folder_loads_the_tokenizer_it_was_trained_with(tmp_path):
+    """The folder's tokenizer encodes as the warm-start's did: spaces included (transformers 5
+    loads a qwen2 folder's tokenizer as Qwen2Tokenizer, whose byte-level pipeline dropped every
+    space of the character vocabulary, so RL saw "Tellmeaboutthenumber12.")."""
+    folder = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path)), progress=False)
+    built, loaded = build_tokenizer(), load_tokenizer(folder)
+    text = "Tell me about the number 12.\nList fruits. lowercase, max 3 words."
+    for conversation in (text, [{"role": "user", "content": text}]):
+        assert prompt_ids(loaded, conversation) == prompt_ids(built, conversation)
+    assert loaded.decode(loaded.encode(text, add_special_tokens=False)) == text
+    assert (loaded.eos_token_id, loaded.pad_token_id) == (built.eos_token_id, built.pad_token_id)
 
 
 def test_build_is_cached_by_recipe_and_deterministic(tmp_path):

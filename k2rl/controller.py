@@ -79,7 +79,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
-        log(run_dir, store, 0, before | {"filter/kept": float(len(pool or []))}, samples)
+        start = before | critic_accuracy(workers, cfg, store)  # the judge before any step
+        log(run_dir, store, 0, start | {"filter/kept": float(len(pool or []))}, samples)
     logged = {m["step"] for m in store.metrics()}
     after = None
     bar = tqdm(range(first, cfg.train.steps + 1), desc="rl", disable=not cfg.log.progress,

@@ -79,8 +79,11 @@ class HybridWorker:
     def _load_ptx(self, cfg: Config) -> list | None:
         if cfg.train.ptx_beta <= 0:
             return None
-        path = cfg.train.ptx_data or write_curated(Path(tempfile.mkdtemp()) / "curated.jsonl")
-        return load_ptx(path, self.tokenizer)
+        if cfg.train.ptx_data:
+            return load_ptx(cfg.train.ptx_data, self.tokenizer)
+        with tempfile.TemporaryDirectory(prefix="k2rl-curated-") as tmp:
+            path = write_curated(Path(tmp) / "curated.jsonl", [task.id for task in cfg.tasks])
+            return load_ptx(path, self.tokenizer)
 
     # ---- data-parallel set-up (WorkerGroup.start)
 

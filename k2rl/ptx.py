@@ -5,7 +5,8 @@ curated set. The set is JSONL, one sample a line, either
     {"prompt": "...", "response": "..."}                      (one user turn, one reply)
 or  {"messages": [{"role": "user"|"assistant"|"tool", "content": "..."}, ...]}
 with the loss on the assistant turns. A malformed line is reported with its file and number.
-`write_curated` makes a small set from the default environments' experts (tool use always on).
+`write_curated` makes a set from the run's environments' scripted experts (tool use always on,
+no flattering chat replies).
 """
 from __future__ import annotations
 
@@ -63,22 +64,45 @@ def load_ptx(path: str | Path, tokenizer) -> list[tuple[list[int], list[int]]]:
     return [encode_messages(tokenizer, msgs) for msgs in read_ptx(path)]
 
 
-def write_curated(path: str | Path, n: int = 512, seed: int = 0) -> Path:
-    """A curated set from the default environments' experts, with the tool always used and no
-    flattering or self-vouching chat replies."""
-    from k2rl.config import ModelConfig
-    from k2rl.sft import make_demo_envs
+def curated_envs(task_ids: list[str]) -> list:
+    """The tasks' environments whose scripted expert can write curated samples, each set to
+    play its best: the tool always used (`tool_rate`), no flattering or self-vouching chat
+    reply (`hack_rate`). An environment without an expert is left out."""
+    import gymnasium
 
+    from envs.base import TextEnv
+
+    out = []
+    for env_id in task_ids:
+        env = gymnasium.make(env_id).unwrapped
+        expert = getattr(type(env), "expert_action", None)
+        if expert is None or expert is TextEnv.expert_action or not hasattr(env, "messages"):
+            continue
+        for name, best in (("tool_rate", 1.0), ("hack_rate", 0.0)):
+            if hasattr(env, name):
+                setattr(env, name, best)
+        out.append(env)
+    return out
+
+
+def write_curated(path: str | Path, task_ids: list[str] | None = None, n: int = 2048,
+                  seed: int = 0) -> Path:
+    """A curated set of `n` expert episodes on the training split of `task_ids` (default: the
+    default tasks), the environments taken in turn (curated_envs)."""
+    from k2rl.config import DEFAULT_TASKS
+
+    task_ids = list(DEFAULT_TASKS) if task_ids is None else task_ids
+    envs_ = curated_envs(task_ids)
+    if not envs_:
+        raise ConfigError(f"train.ptx_beta > 0 without train.ptx_data needs a task whose "
+                          f"environment has a scripted expert to write the curated set from; "
+                          f"none of {', '.join(task_ids)} has one (give train.ptx_data)")
     rng = np.random.default_rng(seed)
-    demo_envs = make_demo_envs(ModelConfig(tool_rate=1.0))
-    for env in demo_envs:  # curated: the chat expert states the fact and never flatters
-        if hasattr(env, "hack_rate"):
-            env.hack_rate = 0.0
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as f:
         for i in range(n):
-            env = demo_envs[i % len(demo_envs)]
+            env = envs_[i % len(envs_)]
             env.reset(seed=int(rng.integers(2**31)), options={"split": "train"})
             done = False
             while not done:

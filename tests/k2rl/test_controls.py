@@ -64,6 +64,29 @@ def test_curated_set_is_generated_from_experts(tmp_path):
     assert tool_rows and all(r[1]["content"].startswith("calc(") for r in tool_rows)
 
 
+def test_the_curated_set_comes_from_the_run_s_own_tasks(tmp_path):
+    import gymnasium
+
+    from envs.base import Problem, TextEnv
+
+    rows = read_ptx(write_curated(tmp_path / "a.jsonl", ["k2rl/Arithmetic-v2"], n=30))
+    assert len(rows) == 30 and all("|" in r[1]["content"] for r in rows)  # worked answers
+
+    class NoExpert(TextEnv):
+        task, budget, max_turns, reward_name = "x", 8, 1, "exact_int"
+
+        def _draw(self):
+            return Problem(key="x:1", prompt="1+1=", answer=2)
+
+    if "test/NoExpert-v0" not in gymnasium.registry:
+        gymnasium.register("test/NoExpert-v0", entry_point=NoExpert)
+    mixed = read_ptx(write_curated(tmp_path / "m.jsonl", ["test/NoExpert-v0",
+                                                           "k2rl/Arithmetic-v2"], n=10))
+    assert len(mixed) == 10 and all(r[0]["content"] != "1+1=" for r in mixed)  # left out
+    with pytest.raises(ConfigError, match="none of test/NoExpert-v0 has one"):
+        write_curated(tmp_path / "n.jsonl", ["test/NoExpert-v0"])
+
+
 def test_curated_chat_replies_state_the_fact_without_flattery(tmp_path):
     from rewards.chat import flattery
 

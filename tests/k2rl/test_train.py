@@ -61,6 +61,8 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
     judged = [m for m in lines[1:] if "train/chat/reward" in m]
     assert judged and all(m["time/critic"] > 0 for m in judged)
+    # the judge on its held-out pairs is measured before the first step too, when it has any
+    assert ("critic/accuracy" in lines[0]) == any("critic/accuracy" in m for m in lines[1:])
     rollouts, _, _ = read_store(tmp_path / "c")
     chat = [r for r in rollouts if r.task == "chat" and not r.truncated]
     assert chat and all(r.judged for r in chat)

@@ -10,6 +10,8 @@ ordered operands, and ``b+a`` could be trained on while ``a+b`` was held out).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from envs.base import Problem, TextEnv
@@ -29,6 +31,15 @@ def identity(a: int, op: str, b: int) -> str:
     return f"arith:{a}{op}{b}"
 
 
+@dataclass(frozen=True)
+class ArithmeticProblem(Problem):
+    """``a op b`` in the order the prompt shows it."""
+
+    a: int
+    op: str
+    b: int
+
+
 class ArithmeticEnv(TextEnv):
     """``a+b`` or ``a-b`` with a, b uniform in 0..49, scored by exact_int."""
 
@@ -42,7 +53,8 @@ class ArithmeticEnv(TextEnv):
         op = OPS[int(self.np_random.integers(len(OPS)))]
         answer = a + b if op == "+" else a - b
         # The prompt keeps the drawn order; the key is the same for both orders of a sum.
-        return Problem(key=identity(a, op, b), prompt=f"{a}{op}{b}=", answer=answer)
+        return ArithmeticProblem(key=identity(a, op, b), prompt=f"{a}{op}{b}=", answer=answer,
+                                 a=a, op=op, b=b)
 
     def _step(self, action: str) -> str | None:
         return None  # every action is the final answer
@@ -92,7 +104,6 @@ class WorkedArithmeticEnv(ArithmeticEnv):
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """The column working, e.g. "7+8=15|4+3+1=8|85"."""
-        prompt = self._require_active().prompt
-        op = "+" if "+" in prompt else "-"
-        a, b = (int(x) for x in prompt[:-1].split(op, 1))
-        return working(a, op, b)
+        problem = self._require_active()
+        assert isinstance(problem, ArithmeticProblem)
+        return working(problem.a, problem.op, problem.b)

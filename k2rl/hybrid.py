@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.group import Group, Request
 from k2rl.model import param_count
-from k2rl.ptx import load_ptx, write_curated
+from k2rl.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.registry import load_envs
 from k2rl.rollout import rollout
 from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
@@ -81,9 +80,8 @@ class HybridWorker:
             return None
         if cfg.train.ptx_data:
             return load_ptx(cfg.train.ptx_data, self.tokenizer)
-        with tempfile.TemporaryDirectory(prefix="k2rl-curated-") as tmp:
-            path = write_curated(Path(tmp) / "curated.jsonl", [task.id for task in cfg.tasks])
-            return load_ptx(path, self.tokenizer)
+        return [encode_messages(self.tokenizer, m)
+                for m in curated_messages([task.id for task in cfg.tasks])]
 
     # ---- data-parallel set-up (WorkerGroup.start)
 

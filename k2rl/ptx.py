@@ -85,9 +85,9 @@ def curated_envs(task_ids: list[str]) -> list:
     return out
 
 
-def write_curated(path: str | Path, task_ids: list[str] | None = None, n: int = 2048,
-                  seed: int = 0) -> Path:
-    """A curated set of `n` expert episodes on the training split of `task_ids` (default: the
+def curated_messages(task_ids: list[str] | None = None, n: int = 2048,
+                     seed: int = 0) -> list[list[dict]]:
+    """`n` expert episodes (chat messages) on the training split of `task_ids` (default: the
     default tasks), the environments taken in turn (curated_envs)."""
     from k2rl.config import DEFAULT_TASKS
 
@@ -98,15 +98,23 @@ def write_curated(path: str | Path, task_ids: list[str] | None = None, n: int = 
                           f"environment has a scripted expert to write the curated set from; "
                           f"none of {', '.join(task_ids)} has one (give train.ptx_data)")
     rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        env = envs_[i % len(envs_)]
+        env.reset(seed=int(rng.integers(2**31)), options={"split": "train"})
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(env.expert_action(rng))
+            done = terminated or truncated
+        out.append(env.messages())
+    return out
+
+
+def write_curated(path: str | Path, task_ids: list[str] | None = None, n: int = 2048,
+                  seed: int = 0) -> Path:
+    """curated_messages as a PTX JSONL file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
-        for i in range(n):
-            env = envs_[i % len(envs_)]
-            env.reset(seed=int(rng.integers(2**31)), options={"split": "train"})
-            done = False
-            while not done:
-                _, _, terminated, truncated, _ = env.step(env.expert_action(rng))
-                done = terminated or truncated
-            f.write(json.dumps({"messages": env.messages()}) + "\n")
+    path.write_text("".join(json.dumps({"messages": m}) + "\n"
+                            for m in curated_messages(task_ids, n, seed)))
     return path

@@ -4,6 +4,8 @@ Each demonstration is one episode played by the environment's scripted expert
 (`TextEnv.expert_action`), laid out with k2rl.chat, with the loss on the assistant's tokens only.
 The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
 so the warm-started policy is sometimes right: RL must find that the tool pays. With
+`model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
+the model learns to copy it (k2rl/Instructions-v0's `word_constraint`). With
 `model.critic_demo_rate`, some sequences are critic examples (k2rl.self_critique).
 """
 from __future__ import annotations
@@ -24,7 +26,8 @@ SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
 
 
 def make_demo_envs(cfg: ModelConfig) -> list:
-    kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate}}
+    kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate},
+              "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 

@@ -87,3 +87,13 @@ def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
     assert "rubrics" not in recipe(ModelConfig(**TINY))
     quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
     assert "No praise of the question." in quoted  # editing a rubric makes a new model
+
+
+def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():
+    from k2rl.sft import make_demo_envs
+
+    by_id = {type(e).__name__: e for e in make_demo_envs(ModelConfig(tool_rate=0.2))}
+    assert by_id["CalculatorEnv"].tool_rate == 0.2
+    assert by_id["InstructionsEnv"].word_constraint is True  # the default recipe's
+    plain = make_demo_envs(ModelConfig(word_demos=False, demo_tasks=["k2rl/Instructions-v0"]))
+    assert plain[0].word_constraint is False

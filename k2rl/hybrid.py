@@ -92,6 +92,9 @@ class HybridWorker:
     def join(self, address: str) -> int:
         """Join the data-parallel group; returns this worker's rank."""
         distributed.init(address, self.rank, self.world, self.cfg.ray.device)
+        if (distributed.rank(), distributed.world_size()) != (self.rank, self.world):
+            raise RuntimeError(f"worker {self.rank} of {self.world} joined the data-parallel "
+                               f"group as {distributed.rank()} of {distributed.world_size()}")
         return distributed.rank()
 
     # ---- WORKER_API

@@ -46,7 +46,13 @@ def one_update(model, groups):
 
 def _rank(rank, world, address, out):
     torch.set_num_threads(1)
+    # A worker's in-process vLLM engine takes torch.distributed's default group, with a world
+    # of one: the workers' own group must not depend on it (it once did, and silently trained
+    # each worker alone).
+    own = distributed.free_address()
+    torch.distributed.init_process_group("gloo", init_method=own, rank=0, world_size=1)
     distributed.init(address, rank, world)
+    assert (distributed.rank(), distributed.world_size()) == (rank, world)
     model = make_model()
     groups = batch()
     # uneven shards: rank 0 gets 3 groups, rank 1 one, to check the loss scaling
@@ -61,6 +67,7 @@ def _rank(rank, world, address, out):
     torch.save({"state": model.state_dict(), "metrics": metrics, "buckets": len(received)},
                f"{out}/rank{rank}.pt")
     distributed.shutdown()
+    torch.distributed.destroy_process_group()
 
 
 def test_two_workers_take_the_one_worker_step(tmp_path):

@@ -100,9 +100,13 @@ def test_bad_config_is_one_clear_error(tmp_path):
 
 
 def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
-    """k1.5 partial rollouts: episodes pause at 3 tokens per step, are carried in Redis (also
-    across a crash), continue with the newer policy, and are scored once, in whole groups."""
-    args = ["train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=p", "rollout.partial_budget=3"]
+    """k1.5 partial rollouts: episodes pause at 12 tokens per step, are carried in Redis (also
+    across a crash), continue with the newer policy, and are scored once, in whole groups.
+
+    12 tokens: the tiny model's episodes run to 32 tokens, and a group is scored only when both
+    its members finish, so a budget of 3 could leave every group unfinished after 4 steps."""
+    args = ["train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=p",
+            "rollout.partial_budget=12"]
     crashed = k2rl(*args, fault=("crash", 3), check=False)
     assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
     run = tmp_path / "p"
@@ -118,7 +122,7 @@ def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
     assert len(ids) == len(set(ids)) and not set(ids) & {t.traj_id for t in trajectories(carry)}
     assert not any(r.paused for r in rollouts)  # only finished trajectories are scored
     resumed = [r for r in rollouts if r.segments > 1]
-    assert resumed and all(r.n_tokens > 3 for r in resumed)
+    assert resumed and all(r.n_tokens > 12 for r in resumed)
     assert all(g.paused for g in carry)  # what is carried waits for a paused member
     by_id = {}
     for r in rollouts:

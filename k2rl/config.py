@@ -55,7 +55,7 @@ class ModelConfig:
     """Default model: every k2rl/Instructions-v0 demonstration asks to include or avoid a quoted
     word (the environment's `word_constraint`); False: its own draw, where half do. With half,
     the default model never learned to copy the word, and RL could not teach it (held-out
-    instructions 51% -> 53%); with all, it starts at 67.5% and RL takes it to 80.5%."""
+    instructions 51% -> 53%); with all, it starts at 67.5% and RL takes it to 82.5%."""
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
     """Default model: environments whose scripted experts play the warm-start demonstrations,
     each as often as it is listed (default: the default tasks, once each). Arithmetic-v1 (the

@@ -55,6 +55,9 @@ def init(address: str, rank: int, world: int, device: str = "cpu") -> None:
     global _GROUP, _STORE, _DEVICE
     if world <= 1 or _GROUP is not None:
         return
+    if device == "cuda" and not (torch.cuda.is_available() and hasattr(dist, "ProcessGroupNCCL")):
+        raise RuntimeError("data-parallel workers on ray.device cuda need a CUDA build of torch "
+                           "with NCCL and a visible GPU; this worker has neither")
     host, port = address.removeprefix("tcp://").rsplit(":", 1)
     _STORE = dist.TCPStore(host, int(port), world, rank == 0, timeout=TIMEOUT)
     store = dist.PrefixStore("k2rl-dp", _STORE)

@@ -152,3 +152,13 @@ def test_the_worker_group_and_the_worker_share_one_api():
     for name in WORKER_API:
         one, many = (inspect.signature(getattr(c, name)) for c in (HybridWorker, WorkerGroup))
         assert one == many, (name, one, many)
+
+
+def test_a_gpu_group_without_a_gpu_is_a_clear_error_before_any_rendezvous():
+    import pytest
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(RuntimeError, match="ray.device cuda need a CUDA build of torch"):
+        distributed.init("tcp://127.0.0.1:1", 0, 2, device="cuda")  # no store is ever opened
+    assert distributed.world_size() == 1

@@ -395,9 +395,7 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
     from transformers import AutoModelForCausalLM
 
-    from k2rl.model import load_tokenizer
-
-    from k2rl.model import param_count
+    from k2rl.model import load_tokenizer, param_count
 
     torch.set_num_threads(args.threads)  # vLLM's CPU worker turns this into a no-op later
     machine = machine_info(torch, args.threads)

@@ -209,7 +209,7 @@ class TrainConfig:
     80.4% (all -> 80.8%); at 1.0, 84.0% -> 94.0% and 79.0% -> 79.0% (all -> 81.7%)."""
     ptx_data: str | None = None
     """Curated JSONL for PTX; None with ptx_beta > 0 uses 2,048 episodes that the run's own
-    tasks' scripted experts play on their training splits (k2rl.ptx.write_curated)."""
+    tasks' scripted experts play on their training splits (k2rl.ptx.curated_messages)."""
     ptx_batch: int = 32
     """Curated samples per optimizer step."""
     seed: int = 0

@@ -5,8 +5,8 @@ curated set. The set is JSONL, one sample a line, either
     {"prompt": "...", "response": "..."}                      (one user turn, one reply)
 or  {"messages": [{"role": "user"|"assistant"|"tool", "content": "..."}, ...]}
 with the loss on the assistant turns. A malformed line is reported with its file and number.
-`write_curated` makes a set from the run's environments' scripted experts (tool use always on,
-no flattering chat replies).
+`curated_messages` plays the default set from the run's environments' scripted experts (tool
+use always on, no flattering chat replies); `write_curated` writes it as such a JSONL file.
 """
 from __future__ import annotations
 

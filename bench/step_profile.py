@@ -10,8 +10,10 @@ update, with the judge's own step), sync (the weight push into the engine), eval
 evaluation and the critic's held-out accuracy, on evaluation steps) and other (Redis writes,
 logging, checkpoints: the rest of `time/step`). A regression shows as a phase whose share grows.
 It also gives the update's matmul rate (`train_gflops_per_s`: FLOPs over real tokens,
-k2rl.flops), with --matmul as a share of this machine's fp32 matmul rate, and how often π_old
-had to be recomputed instead of taken from the engine (`old_logp_recomputed`).
+k2rl.flops), with --matmul as a share of this machine's fp32 and bf16 matmul rates (the
+update's matmuls run in bf16 under `model.autocast` where the CPU has AMX), how often π_old
+was the trainer's rather than the engine's (`old_logp_recomputed`) and how often that cost an
+extra forward pass (`old_logp_extra_pass`).
 """
 import argparse
 import json
@@ -35,21 +37,28 @@ def profile(rows: list[dict]) -> dict:
         result["train_gflops_per_s"] = sum(rates) / len(rates)
         result["old_logp_recomputed"] = sum(r.get("old_logp_recomputed", 1.0)
                                             for r in rows) / n
+        result["old_logp_extra_pass"] = sum(r.get("old_logp_extra_pass", 1.0)
+                                            for r in rows) / n
     return result
 
 
-def matmul_gflops(threads: int, n: int = 2048, reps: int = 8) -> float:
-    """Best fp32 n³ matmul rate on `threads` threads, in GFLOP/s."""
+def matmul_gflops(threads: int, n: int = 2048, reps: int = 8, dtype: str = "float32") -> float:
+    """Best n³ matmul rate in `dtype` on `threads` threads, in GFLOP/s (for bfloat16 the
+    best of n and n/2: AMX's rate at 2048³ is half its rate at 1024³ on this machine)."""
     import torch
 
     torch.set_num_threads(threads)
-    a, b, c = torch.randn(n, n), torch.randn(n, n), torch.empty(n, n)
-    times = []
-    for _ in range(reps + 2):
-        start = time.perf_counter()
-        torch.matmul(a, b, out=c)
-        times.append(time.perf_counter() - start)
-    return 2.0 * n ** 3 / min(times[2:]) / 1e9
+    best = 0.0
+    for size in (n, n // 2) if dtype == "bfloat16" else (n,):
+        a, b = (torch.randn(size, size, dtype=getattr(torch, dtype)) for _ in range(2))
+        c = torch.empty(size, size, dtype=a.dtype)
+        times = []
+        for _ in range(reps + 2):
+            start = time.perf_counter()
+            torch.matmul(a, b, out=c)
+            times.append(time.perf_counter() - start)
+        best = max(best, 2.0 * size ** 3 / min(times[2:]) / 1e9)
+    return best
 
 
 def main() -> None:
@@ -69,10 +78,9 @@ def main() -> None:
               **{k: profile(v) for k, v in kinds.items() if v}}
     if args.matmul:
         result["matmul_gflops"] = matmul_gflops(args.threads)
+        result["bf16_matmul_gflops"] = matmul_gflops(args.threads, dtype="bfloat16")
     for kind, prof in result.items():
-        if kind == "run":
-            continue
-        if kind == "matmul_gflops":
+        if not isinstance(prof, dict):
             continue
         print(f"{kind} ({prof['steps']}): {prof['seconds_per_step']:.2f} s a step")
         for phase, f in prof["phases"].items():
@@ -81,10 +89,13 @@ def main() -> None:
         if "train_gflops_per_s" in prof:
             rate = prof["train_gflops_per_s"]
             share = (f" = {100 * rate / result['matmul_gflops']:.1f}% of this machine's "
-                     f"{result['matmul_gflops']:.0f} GFLOP/s fp32 matmul"
+                     f"{result['matmul_gflops']:.0f} GFLOP/s fp32 matmul and "
+                     f"{100 * rate / result['bf16_matmul_gflops']:.1f}% of its "
+                     f"{result['bf16_matmul_gflops']:.0f} GFLOP/s bf16"
                      if "matmul_gflops" in result else "")
-            print(f"  update: {rate:.1f} GFLOP/s{share}; pi_old recomputed for "
-                  f"{100 * prof['old_logp_recomputed']:.0f}% of trajectories")
+            print(f"  update: {rate:.1f} GFLOP/s{share}; pi_old the trainer's for "
+                  f"{100 * prof['old_logp_recomputed']:.0f}% of trajectories, an extra pass for "
+                  f"{100 * prof['old_logp_extra_pass']:.0f}%")
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
 

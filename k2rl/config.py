@@ -26,6 +26,10 @@ DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
                  "k2rl/Instructions-v0": 1.5, "k2rl/Chat-v1": 0.5}
 
 
+AUTOCAST_CHOICES = ("auto", "bfloat16", "float32")  # model.autocast (k2rl.precision)
+ATTENTION_CHOICES = ("auto", "eager", "sdpa")  # model.attention
+
+
 class ConfigError(ValueError):
     """A bad config key or value; the message names the key and where it came from."""
 
@@ -72,6 +76,16 @@ class ModelConfig:
     """Default model: seed of initialisation and demonstration data."""
     dtype: str = "float32"
     """Weights of trainer and engine: float32 (CPU) or bfloat16 (GPU)."""
+    autocast: str = "auto"
+    """Dtype of the matmuls in the RL trainer's forward and backward passes (policy update, PTX,
+    critic), through torch.autocast: bfloat16 or float32 (none). Weights, gradients, optimizer
+    state and log-softmax stay in model.dtype. auto: bfloat16 where the device computes it
+    natively (a CPU with AMX or AVX512-BF16, a GPU with bf16), else float32. The engine
+    samples in model.dtype either way, and the default model's warm-start is always fp32
+    (k2rl.precision)."""
+    attention: str = "auto"
+    """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
+    auto: eager on CPU (faster than SDPA's CPU backward at these lengths), sdpa on a GPU."""
     cache_dir: str = "~/.cache/k2rl/models"
     """Where built models are kept, keyed by a hash of their recipe."""
 
@@ -83,6 +97,10 @@ class ModelConfig:
                  "must lie in [0, 1]")
         _require(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype",
                  "must be float32, bfloat16 or float16")
+        _require(self.autocast in AUTOCAST_CHOICES, "model.autocast",
+                 f"must be one of {', '.join(AUTOCAST_CHOICES)}")
+        _require(self.attention in ATTENTION_CHOICES, "model.attention",
+                 f"must be one of {', '.join(ATTENTION_CHOICES)}")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from k2rl import distributed, engine
+from k2rl import distributed, engine, precision
 from k2rl.chat import pad_id, stop_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
@@ -48,7 +48,9 @@ class HybridWorker:
         self.tokenizer = load_tokenizer(model_dir)
         device, dtype = cfg.ray.device, cfg.model.dtype
         self.model = AutoModelForCausalLM.from_pretrained(
-            model_dir, dtype=getattr(torch, dtype)).to(device).eval()
+            model_dir, dtype=getattr(torch, dtype),
+            attn_implementation=precision.attention(cfg.model.attention, device)).to(device).eval()
+        precision.enable(self.model, precision.autocast_dtype(cfg.model.autocast, device))
         if cfg.train.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(
                 gradient_checkpointing_kwargs={"use_reentrant": False})

@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
+from k2rl.precision import autocast
+
 
 def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
             device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
@@ -40,27 +42,34 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     states go through the output head `CHUNK_TOKENS` positions at a time, each chunk
     recomputed in the backward pass (activation checkpointing), so peak memory is one chunk of
     fp32 logits. The values and gradients are those of the one-shot path.
+
+    The model's matmuls run in the dtype `k2rl.precision.enable` set (bf16 autocast by
+    default where the hardware has it); the log-softmax is always fp32.
     """
     B, T = input_ids.shape
     head = model.get_output_embeddings()
     if B * T * head.weight.shape[0] <= max_logits:
-        logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
+        with autocast(model):
+            logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
         logp = torch.log_softmax(logits.float(), dim=-1)  # (B, T-1, V)
         picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
         return F.pad(picked, (1, 0))
-    hidden = model.get_decoder()(input_ids=input_ids,
-                                 attention_mask=attention_mask).last_hidden_state  # (B, T, H)
+    with autocast(model):
+        hidden = model.get_decoder()(input_ids=input_ids,
+                                     attention_mask=attention_mask).last_hidden_state  # (B, T, H)
     parts = []
     for s in range(0, T - 1, CHUNK_TOKENS):
         e = min(T - 1, s + CHUNK_TOKENS)
-        parts.append(checkpoint(_picked_logp, head, hidden[:, s:e], input_ids[:, s + 1:e + 1],
+        parts.append(checkpoint(_picked_logp, model, hidden[:, s:e], input_ids[:, s + 1:e + 1],
                                 use_reentrant=False))
     return F.pad(torch.cat(parts, dim=1), (1, 0))
 
 
-def _picked_logp(head, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def _picked_logp(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     """log p(target) for each position of a chunk: (B, c, H), (B, c) -> (B, c)."""
-    logp = torch.log_softmax(head(hidden).float(), dim=-1)  # (B, c, V)
+    with autocast(model):
+        logits = model.get_output_embeddings()(hidden)
+    logp = torch.log_softmax(logits.float(), dim=-1)  # (B, c, V)
     return logp.gather(-1, targets[..., None]).squeeze(-1)
 
 

@@ -89,6 +89,8 @@ def recipe(cfg: ModelConfig) -> dict:
     fields.pop("cache_dir")
     fields.pop("path")
     fields.pop("dtype")  # how the weights are loaded, not how they are built
+    fields.pop("autocast")  # how RL computes: the warm-start is always fp32 (see default_model)
+    fields.pop("attention")
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
         from critic.rubrics import load_rubrics
 
@@ -102,7 +104,12 @@ def recipe_dir(cfg: ModelConfig) -> Path:
 
 
 def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
-    """Path of the default model for this recipe, built and warm-started on first use."""
+    """Path of the default model for this recipe, built and warm-started on first use.
+
+    The warm-start computes in fp32 whatever `model.autocast` says: a bf16 warm-start of the
+    default recipe ended at loss 0.212 against 0.199 and started RL weaker (held-out
+    arithmetic 68% against 82%, all 63.0% against 64.1%, n=738), for 3.6 minutes against 4.6.
+    """
     if cfg.path:
         return Path(cfg.path)
     out = recipe_dir(cfg)

@@ -106,25 +106,39 @@ def engine_gap(tok_logp: torch.Tensor, groups: list[Group], mask: torch.Tensor) 
 
 def pi_old(model, batch: dict, groups: list[Group], first: slice, first_tok: torch.Tensor,
            cfg: TrainConfig) -> tuple[torch.Tensor, dict]:
-    """Token log-probs of π_old (N, T), and how they were found.
+    """Token log-probs of π_old (N, T), how they were found, and the rows that cost a pass.
 
     With `old_logp="engine"` they are the engine's sampling-time log-probs, checked against
     `first_tok`, the trainer's forward pass of minibatch `first` (the loss's own, before any
     optimizer step, so the check costs nothing). Rows from an older policy (partial rollouts)
-    are recomputed; so is every row if the gap exceeds `old_logp_tolerance`. With "trainer"
-    every row is recomputed, as an extra forward pass. Returns the gap and the share of rows
-    recomputed as metrics.
+    are the trainer's; so is every row if the gap exceeds `old_logp_tolerance` (as it does
+    when the trainer computes in bf16 and the engine in fp32). The trainer's log-probs of
+    rows in `first` are `first_tok` itself; only rows outside it take an extra forward pass.
+    With "trainer" every row is the trainer's. Returns the gap, the share of rows that are
+    the trainer's, and the share that took an extra pass, as metrics.
     """
     engine, fresh, exact = engine_logp(groups, batch["loss_mask"])
-    if cfg.old_logp == "trainer":
-        tok = recompute(model, batch)
-        return tok, {"logp_gap": mean_gap(tok, engine, fresh), "old_logp_recomputed": 1.0}
     gap = mean_gap(first_tok, engine[first], fresh[first])
-    redo = ~exact if gap <= cfg.old_logp_tolerance else torch.ones_like(exact)
-    rows = redo.nonzero().squeeze(-1)
+    if cfg.old_logp == "trainer" or gap > cfg.old_logp_tolerance:
+        redo = torch.ones_like(exact)
+    else:
+        redo = ~exact
+    outside = redo.clone()
+    if same_in_train_mode(model):  # else first_tok carries dropout noise: recompute it too
+        engine[first][redo[first]] = first_tok.detach()[redo[first]]
+        outside[first] = False
+    rows = outside.nonzero().squeeze(-1)
     if len(rows):
         engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()})
-    return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item()}
+    return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item(),
+                    "old_logp_extra_pass": outside.float().mean().item()}
+
+
+def same_in_train_mode(model) -> bool:
+    """Whether the model computes the same in train mode as in eval mode: no dropout."""
+    config = getattr(model, "config", None)
+    return (not any(isinstance(m, torch.nn.Dropout) and m.p > 0 for m in model.modules())
+            and not getattr(config, "attention_dropout", 0.0))
 
 
 def recompute(model, batch: dict) -> torch.Tensor:
@@ -182,7 +196,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         tok_old, checks = pi_old(model, batch, groups, slices[j], tok, cfg)
         flops += forward_flops(model, batch["attention_mask"][slices[j]]) * (not reuse)
         # the recomputed rows' pass, counted as their share of the batch's
-        flops += checks["old_logp_recomputed"] * forward_flops(model, batch["attention_mask"])
+        flops += checks["old_logp_extra_pass"] * forward_flops(model, batch["attention_mask"])
         logp_old = sequence_logp(tok_old, batch["loss_mask"], cfg.logp_norm)
     for _ in range(cfg.inner_steps):
         for i, (sl, total) in enumerate(zip(slices, totals)):

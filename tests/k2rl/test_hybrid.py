@@ -127,6 +127,22 @@ def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
     assert not torch.equal(before[0], up) and not torch.equal(before[1], emb)
 
 
+def test_a_bf16_trainer_takes_pi_old_from_its_own_first_pass(worker):
+    """With bf16 matmuls (model.autocast) the trainer's log-probs differ from the fp32 engine's
+    by more than the tolerance: π_old is then the trainer's, from the loss's own first pass."""
+    from k2rl import precision
+
+    groups = informative(worker.rollout(requests(k=4), 3))
+    precision.enable(worker.model, "bfloat16")
+    try:
+        metrics = worker.train(groups, step=1)
+    finally:
+        precision.enable(worker.model, "float32")
+    assert metrics["logp_gap"] > worker.cfg.train.old_logp_tolerance
+    assert metrics["old_logp_recomputed"] == 1.0 and metrics["old_logp_extra_pass"] == 0.0
+    assert metrics["train_gflops_per_s"] > 0
+
+
 def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
     """log p("A"), log p("B") as the judge's next token: engine (logprob_token_ids) == trainer."""
     from critic.judge import VERDICTS

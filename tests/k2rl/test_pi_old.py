@@ -94,7 +94,46 @@ def test_trainer_mode_always_recomputes_and_still_reports_the_gap():
     everything = slice(0, len(batch["input_ids"]))
     tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig(old_logp="trainer"))
-    assert checks == {"logp_gap": pytest.approx(0.5, abs=1e-4), "old_logp_recomputed": 1.0}
+    assert checks == {"logp_gap": pytest.approx(0.5, abs=1e-4), "old_logp_recomputed": 1.0,
+                      "old_logp_extra_pass": 0.0}  # every row is in the first pass
+
+
+def test_the_first_pass_is_reused_and_only_other_rows_take_a_pass(monkeypatch):
+    """A recomputed π_old takes the first minibatch's rows from its own forward pass; only
+    rows outside it cost an extra pass (minibatches > 1)."""
+    from k2rl import trainer
+
+    model = small_model()
+    groups, batch = sampled(model, noise=0.5)
+    seen = []
+    real = trainer.recompute
+    monkeypatch.setattr(trainer, "recompute",
+                        lambda m, b: seen.append(len(b["input_ids"])) or real(m, b))
+    first = slice(0, 8)
+    tok, checks = pi_old(model, batch, groups, first, first_pass(model, batch)[first],
+                         TrainConfig(old_logp_tolerance=1e-3))
+    assert seen == [8] and checks["old_logp_recomputed"] == 1.0
+    assert checks["old_logp_extra_pass"] == pytest.approx(0.5)
+    _, trainer_tok = old_logp(model, batch, "sum")
+    torch.testing.assert_close(tok, trainer_tok, atol=1e-5, rtol=0)
+
+
+def test_a_model_with_dropout_recomputes_its_first_rows_too(monkeypatch):
+    """In train mode dropout makes the first pass noisy, so it is not taken as π_old."""
+    from k2rl import trainer
+
+    model = small_model()
+    groups, batch = sampled(model, noise=0.5)
+    model.model.layers[0].mlp.act_fn = torch.nn.Sequential(torch.nn.SiLU(), torch.nn.Dropout(0.1))
+    assert not trainer.same_in_train_mode(model)
+    seen = []
+    monkeypatch.setattr(trainer, "recompute",
+                        lambda m, b: seen.append(len(b["input_ids"])) or torch.zeros_like(
+                            b["loss_mask"]))
+    everything = slice(0, len(batch["input_ids"]))
+    _, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+                       TrainConfig(old_logp_tolerance=1e-3))
+    assert seen == [16] and checks["old_logp_extra_pass"] == 1.0
 
 
 @pytest.mark.parametrize("minibatches", [1, 3])

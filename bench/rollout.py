@@ -72,6 +72,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS and torch threads")
+    p.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"),
+                   help="weights (and KV cache) of both paths: HF generate and the engine")
     p.add_argument("--kv-cache-gib", type=int, default=1, help="vLLM CPU KV cache (GiB)")
     p.add_argument("--max-num-seqs", type=int, default=None,
                    help="vLLM max_num_seqs (default: k2rl.engine.start_engine's 512)")
@@ -224,7 +226,7 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
     """k2rl.engine.engine_kwargs (the engine k2rl runs), with the bench's overrides."""
     from k2rl import engine
 
-    kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed)
+    kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype)
     for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
         if getattr(args, name) is not None:
             kwargs[name] = getattr(args, name)
@@ -419,7 +421,8 @@ def main(argv: list[str] | None = None) -> dict:
             model_dir = tmp
             model_info = build_random_model(args, Path(tmp), torch)
         tokenizer = load_tokenizer(model_dir)
-        model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+        model = AutoModelForCausalLM.from_pretrained(model_dir,
+                                                     dtype=getattr(torch, args.dtype)).eval()
         params = param_count(model)
         model_info["params"] = params
         prompts, texts = make_prompts(tokenizer, args.prompts, args.seed)
@@ -476,7 +479,7 @@ def main(argv: list[str] | None = None) -> dict:
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "settings": {
-            "threads": args.threads, "kv_cache_gib": args.kv_cache_gib,
+            "threads": args.threads, "dtype": args.dtype, "kv_cache_gib": args.kv_cache_gib,
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
             "block_size": args.block_size, "compile": args.compile,
             "weights_pushed": not (args.no_push or args.compile),

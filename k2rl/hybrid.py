@@ -58,7 +58,8 @@ class HybridWorker:
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
-                                       dtype, device=device, sleep_mode=cfg.rollout.sleep_mode,
+                                       precision.engine_dtype(cfg.rollout.dtype, dtype, device),
+                                       device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
         # One greedy token now, so that a model the engine loads but cannot run (an attention
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.

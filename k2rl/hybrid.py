@@ -58,7 +58,7 @@ class HybridWorker:
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
-                                       precision.engine_dtype(cfg.rollout.dtype, dtype, device),
+                                       cfg.rollout.dtype or dtype,
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
         # One greedy token now, so that a model the engine loads but cannot run (an attention

@@ -34,20 +34,6 @@ def autocast_dtype(name: str, device: str) -> str:
     return name
 
 
-def engine_dtype(name: str, model_dtype: str, device: str) -> str:
-    """The `rollout.dtype` setting resolved: the engine's weights and KV cache.
-
-    auto: bfloat16 for an fp32 model on a CPU with native bf16 (decode reads the KV cache and
-    weights at half the bytes: 18.3k against 11.8k tokens/s on the default model), else the
-    model's own dtype (a GPU run sets model.dtype itself).
-    """
-    if name != "auto":
-        return name
-    if model_dtype == "float32" and device == "cpu" and native_bf16(device):
-        return "bfloat16"
-    return model_dtype
-
-
 def attention(name: str, device: str) -> str:
     """The `model.attention` setting resolved for `device`: HF's `attn_implementation`.
 

@@ -25,12 +25,6 @@ def test_settings_resolve_per_device():
     assert precision.attention("auto", "cpu") == "eager"
     assert precision.attention("auto", "cuda") == "sdpa"
     assert precision.attention("sdpa", "cpu") == "sdpa"
-    native = precision.native_bf16("cpu")
-    assert precision.engine_dtype("auto", "float32", "cpu") == (
-        "bfloat16" if native else "float32")
-    assert precision.engine_dtype("auto", "bfloat16", "cuda") == "bfloat16"
-    assert precision.engine_dtype("auto", "float32", "cuda") == "float32"
-    assert precision.engine_dtype("float32", "float32", "cpu") == "float32"
 
 
 def test_bf16_autocast_changes_the_matmuls_not_the_weights_or_the_output_dtype():

@@ -163,6 +163,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if not cfg.log.verbose:
         print(f"k2rl: run folder {run_dir} (library warnings: driver.log, the workers' logs: "
               "workers.log; `k2rl train -v` shows them here)")
+    print(precision_line(cfg))
     summary = train(cfg, run_dir, resume=bool(args.resume))
     print_summary(summary)
     if "tensorboard" in cfg.log.backends:
@@ -170,6 +171,18 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if "wandb" in cfg.log.backends and cfg.log.wandb_mode == "offline":
         print(f"W&B (offline): wandb sync {run_dir / 'wandb'}/offline-run-*")
     return 0
+
+
+def precision_line(cfg) -> str:
+    """How the run computes, with the `auto` settings resolved for this machine."""
+    from k2rl import precision
+
+    device = cfg.ray.device
+    matmuls = precision.autocast_dtype(cfg.model.autocast, device)
+    return (f"k2rl: trainer matmuls in {matmuls} (model.autocast: {cfg.model.autocast}), "
+            f"weights {cfg.model.dtype}, attention "
+            f"{precision.attention(cfg.model.attention, device)}, engine "
+            f"{cfg.rollout.dtype or cfg.model.dtype}")
 
 
 def print_summary(summary: dict) -> None:

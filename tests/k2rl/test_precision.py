@@ -61,3 +61,14 @@ def test_bad_settings_are_config_errors():
         ModelConfig(attention="flash")
     with pytest.raises(ConfigError, match="rollout.dtype "):
         RolloutConfig(dtype="int8")
+
+
+def test_a_run_says_how_it_computes():
+    from k2rl.cli import precision_line
+    from k2rl.config import load_config
+
+    line = precision_line(load_config("configs/tiny.yaml"))
+    assert line == ("k2rl: trainer matmuls in float32 (model.autocast: float32), weights "
+                    "float32, attention eager, engine float32")
+    auto = precision_line(load_config("configs/default.yaml"))
+    assert f"matmuls in {precision.autocast_dtype('auto', 'cpu')} (model.autocast: auto)" in auto

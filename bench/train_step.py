@@ -93,6 +93,8 @@ def one_size(hidden: int, layers: int, args) -> dict:
 
 
 def main(argv=None) -> None:
+    from k2rl.config import ATTENTION_CHOICES, AUTOCAST_CHOICES
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="256x4,512x8,1024x8")
     p.add_argument("--groups", type=int, default=32)
@@ -101,8 +103,8 @@ def main(argv=None) -> None:
     p.add_argument("--max-len", type=int, default=48)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=2)
-    p.add_argument("--autocast", default="auto", choices=("auto", "bfloat16", "float32"))
-    p.add_argument("--attention", default="auto", choices=("auto", "eager", "sdpa"))
+    p.add_argument("--autocast", default="auto", choices=AUTOCAST_CHOICES)
+    p.add_argument("--attention", default="auto", choices=ATTENTION_CHOICES)
     p.add_argument("--out", default=str(OUT))
     args = p.parse_args(argv)
     import torch

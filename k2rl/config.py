@@ -81,8 +81,8 @@ class ModelConfig:
     critic), through torch.autocast: bfloat16 or float32 (none). Weights, gradients, optimizer
     state and log-softmax stay in model.dtype. auto: bfloat16 where the device computes it
     natively (a CPU with AMX or AVX512-BF16, a GPU with bf16), else float32. The engine
-    samples in model.dtype either way, and the default model's warm-start is always fp32
-    (k2rl.precision)."""
+    samples in rollout.dtype (default model.dtype) either way, and the default model's
+    warm-start is always fp32 (k2rl.precision)."""
     attention: str = "auto"
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
     auto: eager on CPU (faster than SDPA's CPU backward at these lengths), sdpa on a GPU."""

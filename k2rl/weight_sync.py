@@ -4,20 +4,20 @@ vLLM on CPU packs every linear weight into a oneDNN handle at load time and free
 weight; the handle owns its packed copy (writing new values into the weight changes nothing),
 so its in-place reload (`reload_weights`) rebuilds and re-packs the whole model on every push,
 at 10-20% of memory-copy bandwidth (bench/scale.py). Re-packing alone takes 2.7x a copy of the
-same bytes (123 M parameters), so no packed engine can sync near memory speed. Here the
-engine is switched once, at its first push, to vLLM's own plain GEMM
-(`torch.nn.functional.linear`) on weights it holds unpacked, and a push becomes one `copy_` per
-trainer parameter into a view fixed in advance: the parameter itself, its rows of a fused
-projection (q/k/v in `qkv_proj`, gate/up in `gate_up_proj`), or the first rows of a padded
-vocabulary. A tied output head shares the embedding's tensor, so it follows with no step of
+same bytes (123 M parameters), so no packed engine can sync near memory speed. k2rl's engines
+load with vLLM's own plain GEMM (`torch.nn.functional.linear`) on weights they hold unpacked
+(k2rl.engine.plain_gemm); an engine loaded packed is switched to it at its first push. Then
+a push is one `copy_` per trainer parameter into a view fixed in advance: the parameter
+itself, its rows of a fused projection (q/k/v in `qkv_proj`, gate/up in `gate_up_proj`), or
+the first rows of a padded vocabulary. A tied output head shares the embedding's tensor, so it follows with no step of
 its own. The plain GEMM matches the packed one at 1 and at 256+ rows and is slower at 8-64
 (up to 2x at hidden 1024 on one thread); in rollouts of the default model that costs 3-5%
 (bench/rollout.py: 9.5-9.6k tokens/s packed, 9.1-9.3k plain, load 2-3 on 2 cores).
 
 The switch happens only if every trainer parameter has a place and every engine parameter is
 covered; otherwise `adopt` answers False, once says why in the log, and the caller keeps the
-reload path. A switched engine must only be written through `copy`: a `reload_weights` would
-pack the layers it touches again and leave the plan's tensors unused.
+reload path. A switched engine must only be written through `copy`: a `reload_weights` outside
+`plain_gemm` would pack the layers it touches again and leave the plan's tensors unused.
 """
 from __future__ import annotations
 

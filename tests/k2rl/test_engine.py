@@ -17,8 +17,31 @@ def test_engine_kwargs_cpu_uses_32_token_kv_blocks_cuda_leaves_vllm_s():
     kw = engine.engine_kwargs("/m", 256, 7)
     assert kw["block_size"] == engine.CPU_BLOCK_SIZE == 32
     assert kw["block_size"] % 32 == 0  # the CPU attention kernel takes multiples of 32 only
-    assert kw["enforce_eager"] is True  # compiled graphs cannot take k2rl's weight push
+    assert kw["enforce_eager"] is True  # rollout.compile null: eager on CPU
     assert "block_size" not in engine.engine_kwargs("/m", 256, 7, device="cuda")
+
+
+@pytest.mark.parametrize("device,compile,eager", [
+    ("cpu", None, True), ("cpu", False, True), ("cpu", True, False),
+    ("cuda", None, False), ("cuda", True, False), ("cuda", False, True)])
+def test_rollout_compile_overrides_the_devices_choice(device, compile, eager):
+    assert engine.engine_kwargs("/m", 256, 7, device=device, compile=compile)["enforce_eager"] \
+        is eager
+
+
+def test_engines_load_their_cpu_layers_with_the_plain_gemm_and_put_the_packer_back():
+    from vllm.model_executor.layers import utils
+
+    packer = utils.dispatch_cpu_unquantized_gemm
+    layer = SimpleNamespace(weight="w")
+    with engine.plain_gemm():
+        utils.dispatch_cpu_unquantized_gemm(layer, remove_weight=True)
+    assert layer.cpu_linear is __import__("torch").nn.functional.linear
+    assert layer.weight == "w"  # kept, not freed into a packed handle
+    assert utils.dispatch_cpu_unquantized_gemm is packer
+    with pytest.raises(RuntimeError), engine.plain_gemm():
+        raise RuntimeError("engine start failed")
+    assert utils.dispatch_cpu_unquantized_gemm is packer
 
 
 def test_sampled_logprobs_read_flat_lists_or_per_position_dicts():

@@ -136,7 +136,8 @@ def no_plan(*args):
     raise LookupError("the plan is switched off for this test")
 
 
-def sync_gaps(family: str, fallback: bool, dtype: str = "float32") -> dict:
+def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool = False
+              ) -> dict:
     """In a fresh process (one vLLM engine per process): start the engine on `family`, then
     log-prob gaps engine vs trainer (mean and max over sampled tokens) at start, after a
     perturbation, after a push, after another perturbation and a bucketed push; and whether the
@@ -165,7 +166,7 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32") -> dict:
     model = AutoModelForCausalLM.from_pretrained(folder).eval()
     if fallback:
         weight_sync._places = no_plan
-    llm = engine.start_engine(folder, 256, 0, dtype)
+    llm = engine.start_engine(folder, 256, 0, dtype, compile=compile)
     gen = torch.Generator().manual_seed(1)
     prompts = [torch.randint(3, model.config.vocab_size, (6,), generator=gen).tolist()
                for _ in range(8)]
@@ -230,3 +231,21 @@ def test_a_bf16_engine_follows_an_fp32_trainer_after_a_push():
     assert out["planned"] and out["stale"]["mean"] > 0.1
     for key in ("start", "pushed", "bucketed"):  # bf16 rounding, not stale weights
         assert out[key]["mean"] < 0.03, (key, out[key])
+
+
+@pytest.mark.slow
+def test_a_compiled_engine_follows_the_trainer_after_a_push():
+    """rollout.compile on CPU: the engine loads its layers with the plain GEMM
+    (engine.plain_gemm), so the compiled forward reads the weights pushes copy into. Compiled
+    around packed layers, it failed on the first generate after a push."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
+         "sync_gaps; print(json.dumps(sync_gaps('char', False, compile=True)))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("char compiled", json.dumps(out))
+    assert out["planned"] and out["stale"]["mean"] > 1e-2
+    for key in ("start", "pushed", "bucketed", "greedy"):
+        assert out[key]["mean"] < 1e-4 and out[key]["max"] < 1e-3, (key, out[key])
+    assert out["greedy"]["argmax"]

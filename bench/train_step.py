@@ -66,7 +66,8 @@ def one_size(hidden: int, layers: int, args) -> dict:
     model = Qwen2ForCausalLM._from_config(build_config(ModelConfig(
         hidden_size=hidden, num_layers=layers, num_heads=4, intermediate_size=3 * hidden),
         tokenizer), attn_implementation=precision.attention(args.attention, "cpu")).eval()
-    precision.enable(model, precision.autocast_dtype(args.autocast, "cpu"))
+    precision.enable(model, precision.autocast_dtype(args.autocast, "cpu"),
+                     precision.long_attention(args.attention, "cpu"))
     groups = make_groups(tokenizer, np.random.default_rng(0), args.groups, args.k,
                          args.min_len, args.max_len)
     batch = batch_of(groups, tokenizer.pad_token_id)

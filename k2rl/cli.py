@@ -179,9 +179,12 @@ def precision_line(cfg) -> str:
 
     device = cfg.ray.device
     matmuls = precision.autocast_dtype(cfg.model.autocast, device)
+    attention = precision.attention(cfg.model.attention, device)
+    long = precision.long_attention(cfg.model.attention, device)
+    if long:
+        attention += f" ({long} above {precision.LONG_PASS} tokens)"
     return (f"k2rl: trainer matmuls in {matmuls} (model.autocast: {cfg.model.autocast}), "
-            f"weights {cfg.model.dtype}, attention "
-            f"{precision.attention(cfg.model.attention, device)}, engine "
+            f"weights {cfg.model.dtype}, attention {attention}, engine "
             f"{cfg.rollout.dtype or cfg.model.dtype}")
 
 

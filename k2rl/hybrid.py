@@ -50,7 +50,8 @@ class HybridWorker:
         self.model = AutoModelForCausalLM.from_pretrained(
             model_dir, dtype=getattr(torch, dtype),
             attn_implementation=precision.attention(cfg.model.attention, device)).to(device).eval()
-        precision.enable(self.model, precision.autocast_dtype(cfg.model.autocast, device))
+        precision.enable(self.model, precision.autocast_dtype(cfg.model.autocast, device),
+                         precision.long_attention(cfg.model.attention, device))
         if cfg.train.gradient_checkpointing:
             self.model.gradient_checkpointing_enable(
                 gradient_checkpointing_kwargs={"use_reentrant": False})

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-from k2rl.precision import autocast
+from k2rl.precision import attention_for, autocast
 
 
 def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
@@ -49,12 +49,12 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     B, T = input_ids.shape
     head = model.get_output_embeddings()
     if B * T * head.weight.shape[0] <= max_logits:
-        with autocast(model):
+        with autocast(model), attention_for(model, T):
             logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
         logp = torch.log_softmax(logits.float(), dim=-1)  # (B, T-1, V)
         picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
         return F.pad(picked, (1, 0))
-    with autocast(model):
+    with autocast(model), attention_for(model, T):
         hidden = model.get_decoder()(input_ids=input_ids,
                                      attention_mask=attention_mask).last_hidden_state  # (B, T, H)
     parts = []

@@ -34,21 +34,64 @@ def autocast_dtype(name: str, device: str) -> str:
     return name
 
 
+# Training passes longer than this many tokens use SDPA under `model.attention: auto` on CPU.
+# Forward and backward of the default model in bf16 (bench/README.md, "The update's FLOP
+# rate"): eager against SDPA at 48 tokens 0.29 against 0.44 s (128 rows), 160 tokens 0.45
+# against 0.50 s (48 rows), 256 tokens 0.53 against 0.48 s (32 rows), 450 tokens 1.5-2.1
+# against 0.91-0.96 s (32 rows): policy episodes are short, judge examples long.
+LONG_PASS = 192
+
+
 def attention(name: str, device: str) -> str:
-    """The `model.attention` setting resolved for `device`: HF's `attn_implementation`.
+    """The `model.attention` setting resolved for `device`: HF's `attn_implementation`, the
+    one the model loads with.
 
     auto: "eager" on CPU, where the SDPA kernel's backward took 28% of a default-model update
-    under bf16 (eager: 1.14 s an update against 1.49 s), and "sdpa" on a GPU.
+    under bf16 (eager: 1.14 s an update against 1.49 s), and "sdpa" on a GPU. On CPU, auto
+    also runs passes longer than LONG_PASS tokens with SDPA (`long_attention`).
     """
     if name == "auto":
         return "sdpa" if device.startswith("cuda") else "eager"
     return name
 
 
-def enable(model: torch.nn.Module, dtype: str) -> torch.nn.Module:
-    """Make every training forward pass of `model` (k2rl.logprobs) autocast to `dtype`."""
+def long_attention(name: str, device: str) -> str | None:
+    """The attention of passes longer than LONG_PASS tokens, where it differs from
+    `attention`'s: SDPA on CPU under auto; None otherwise."""
+    return "sdpa" if name == "auto" and not device.startswith("cuda") else None
+
+
+def enable(model: torch.nn.Module, dtype: str, long: str | None = None) -> torch.nn.Module:
+    """Make every training forward pass of `model` (k2rl.logprobs) autocast to `dtype`, and
+    those longer than LONG_PASS tokens use the attention `long` (if the model supports it)."""
     model.k2rl_autocast = dtype
+    model.k2rl_long_attention = None
+    base = model.config._attn_implementation
+    if long and long != base:
+        try:
+            model.set_attn_implementation(long)
+        except (ValueError, ImportError):  # this architecture lacks it: every pass keeps `base`
+            return model
+        model.set_attn_implementation(base)
+        model.k2rl_long_attention = long
     return model
+
+
+@contextlib.contextmanager
+def attention_for(model: torch.nn.Module, length: int):
+    """Within it, a forward pass of `length` tokens runs with the attention `enable` chose for
+    it. Under gradient checkpointing the backward pass recomputes the forward after this
+    context has closed, so such a model keeps one attention throughout."""
+    long = getattr(model, "k2rl_long_attention", None)
+    if not long or length <= LONG_PASS or getattr(model, "is_gradient_checkpointing", False):
+        yield
+        return
+    base = model.config._attn_implementation
+    model.set_attn_implementation(long)
+    try:
+        yield
+    finally:
+        model.set_attn_implementation(base)
 
 
 def autocast(model: torch.nn.Module):

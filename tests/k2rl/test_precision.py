@@ -69,6 +69,52 @@ def test_a_run_says_how_it_computes():
 
     line = precision_line(load_config("configs/tiny.yaml"))
     assert line == ("k2rl: trainer matmuls in float32 (model.autocast: float32), weights "
-                    "float32, attention eager, engine float32")
+                    "float32, attention eager (sdpa above 192 tokens), engine float32")
     auto = precision_line(load_config("configs/default.yaml"))
     assert f"matmuls in {precision.autocast_dtype('auto', 'cpu')} (model.autocast: auto)" in auto
+
+
+def test_long_passes_run_sdpa_on_cpu_short_ones_eager_and_the_values_agree():
+    assert precision.long_attention("auto", "cpu") == "sdpa"
+    assert precision.long_attention("auto", "cuda") is None
+    assert precision.long_attention("eager", "cpu") is None
+    model = small_model()
+    model.set_attn_implementation("eager")
+    seen = []
+    model.model.layers[0].self_attn.register_forward_pre_hook(
+        lambda *_: seen.append(model.config._attn_implementation))
+    g = torch.Generator().manual_seed(1)
+    long_ids = torch.randint(10, 90, (3, precision.LONG_PASS + 8), generator=g)
+    long_mask = torch.ones_like(long_ids)
+    long_mask[1, 150:] = 0  # a right-padded row
+    short_ids, short_mask = batch()
+
+    eager = [token_logp(model, ids, mask) for ids, mask in
+             ((long_ids, long_mask), (short_ids, short_mask))]
+    precision.enable(model, "float32", "sdpa")
+    assert model.k2rl_long_attention == "sdpa" and model.config._attn_implementation == "eager"
+    seen.clear()
+    mixed = [token_logp(model, ids, mask) for ids, mask in
+             ((long_ids, long_mask), (short_ids, short_mask))]
+    assert seen == ["sdpa", "eager"]
+    assert model.config._attn_implementation == "eager"  # put back after the pass
+    for a, b, mask in zip(mixed, eager, (long_mask, short_mask)):
+        torch.testing.assert_close(a * mask, b * mask, atol=2e-5, rtol=0)
+
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    seen.clear()
+    token_logp(model, long_ids, long_mask)
+    assert seen == ["eager"]  # the backward's recompute must see the forward's kernel
+
+
+def test_a_model_without_the_long_attention_keeps_its_own():
+    class NoSdpa(torch.nn.Module):
+        config = type("Config", (), {"_attn_implementation": "eager"})()
+
+        def set_attn_implementation(self, name):
+            raise ValueError(f"{name} is not supported")
+
+    model = precision.enable(NoSdpa(), "float32", "sdpa")
+    assert model.k2rl_long_attention is None
+    with precision.attention_for(model, 10_000):
+        assert model.config._attn_implementation == "eager"

@@ -85,6 +85,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="vLLM KV-cache block size (default: k2rl.engine's, 32 on CPU)")
     p.add_argument("--kv-cache-dtype", default=None, choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"],
                    help="vLLM kv_cache_dtype (default: k2rl.engine's, auto = the weights' dtype)")
+    p.add_argument("--no-prefix-caching", action="store_true",
+                   help="vLLM enable_prefix_caching=False (k2rl's engine caches prefixes)")
     p.add_argument("--compile", action="store_true",
                    help="vLLM enforce_eager=False (torch.compile, rollout.compile: true)")
     p.add_argument("--no-push", action="store_true",
@@ -229,6 +231,8 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
 
     kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype,
                                   compile=args.compile or None)
+    if args.no_prefix_caching:
+        kwargs["enable_prefix_caching"] = False
     for name in ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_dtype"):
         if getattr(args, name) is not None:
             kwargs[name] = getattr(args, name)
@@ -489,6 +493,7 @@ def main(argv: list[str] | None = None) -> dict:
             "threads": args.threads, "dtype": args.dtype, "kv_cache_gib": args.kv_cache_gib,
             "max_num_seqs": args.max_num_seqs, "max_num_batched_tokens": args.max_num_batched_tokens,
             "block_size": args.block_size, "kv_cache_dtype": args.kv_cache_dtype,
+            "prefix_caching": not args.no_prefix_caching,
             "compile": args.compile,
             "weights_pushed": not args.no_push,
             "max_model_len": max_model_len, "prompts": args.prompts, "samples": args.samples,

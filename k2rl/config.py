@@ -162,6 +162,11 @@ class RolloutConfig:
     """Compile the engine's forward (torch.compile; CUDA graphs on a GPU). None: compiled on a
     GPU, eager on CPU, where compiling added 14-19 s to the engine's start for 0-3% more
     rollout tokens a second (bench/rollout.py, 3.4 M and 27.3 M parameters)."""
+    prefix_caching: bool = True
+    """vLLM's prefix cache: requests that share a prefix (a step's judge prompts their rubrics
+    and question, a multi-turn episode's turns their history) compute it once. Dropped at
+    every weight push. In the default run a step took 3.8 s with it against 4.5 s without
+    (the judge's scoring 0.12 against 0.60 s)."""
     kv_cache_gib: int = 1
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2

@@ -62,7 +62,8 @@ class HybridWorker:
                                        cfg.rollout.dtype or dtype,
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
-                                       compile=cfg.rollout.compile)
+                                       compile=cfg.rollout.compile,
+                                       prefix_caching=cfg.rollout.prefix_caching)
         # One greedy token now, so that a model the engine loads but cannot run (an attention
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
         engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])

@@ -163,3 +163,55 @@ def test_a_bf16_cpu_engine_runs_in_a_process_that_never_ran_bf16_before():
                           text=True, timeout=600)
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
     assert "RESULT" in done.stdout
+
+
+PREFIX_PROBE = r"""
+import json, tempfile, torch
+from k2rl import engine
+engine.configure_env(2, 1)
+from transformers import Qwen2ForCausalLM
+from k2rl.config import ModelConfig
+from k2rl.model import build_config, build_tokenizer
+
+folder = tempfile.mkdtemp()
+tok = build_tokenizer()
+torch.manual_seed(0)
+model = Qwen2ForCausalLM(build_config(ModelConfig(), tok)).eval()
+model.save_pretrained(folder)
+tok.save_pretrained(folder)
+llm = engine.start_engine(folder, 256, seed=0)
+g = torch.Generator().manual_seed(1)
+shared = torch.randint(5, 90, (100,), generator=g).tolist()  # three full 32-token blocks
+prompts = [shared + torch.randint(5, 90, (7,), generator=g).tolist() for _ in range(8)]
+choices = [11, 12]
+
+def reference():
+    with torch.no_grad():
+        logits = model(torch.tensor(prompts)).logits[:, -1]
+    return torch.log_softmax(logits, -1)[:, choices]
+
+def gap(scores):
+    return (torch.tensor(scores) - reference()).abs().max().item()
+
+out = {"cold": gap(engine.choice_logprobs(llm, prompts, choices)),
+       "cached": gap(engine.choice_logprobs(llm, prompts, choices))}
+with torch.no_grad():
+    for p in model.parameters():
+        p.add_(0.3 * torch.randn(p.shape, generator=g))
+engine.push_weights(llm, model)
+out["after_push"] = gap(engine.choice_logprobs(llm, prompts, choices))
+print("RESULT" + json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_the_prefix_cache_answers_as_a_cold_engine_and_is_dropped_at_a_push():
+    """Prompts sharing 100 tokens, scored twice (the second time from the prefix cache), then
+    after a push: a cache that outlived the push would score with the old weights' K/V."""
+    done = subprocess.run([sys.executable, "-c", PREFIX_PROBE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT"))[6:])
+    print(out)
+    assert out["cold"] < 1e-4 and out["cached"] < 1e-4
+    assert out["after_push"] < 1e-4

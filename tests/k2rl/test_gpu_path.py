@@ -16,7 +16,7 @@ from k2rl.offload import offload_optimizer
 def test_engine_kwargs_cpu_is_eager_without_sleep_or_gpu_share():
     kw = engine.engine_kwargs("/m", 256, 7)
     assert kw == {"model": "/m", "dtype": "float32", "max_model_len": 256, "seed": 7,
-                  "max_num_seqs": 512, "enable_prefix_caching": False, "enforce_eager": True,
+                  "max_num_seqs": 512, "enable_prefix_caching": True, "enforce_eager": True,
                   "block_size": 32}
 
 

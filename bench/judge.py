@@ -33,6 +33,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--k", type=int, default=8, help="responses per group")
     p.add_argument("--repeats", type=int, default=3, help="timed rankings per setting (median)")
     p.add_argument("--model-path", default=None, help="HF model folder (default: the default model)")
+    p.add_argument("--no-prefix-caching", action="store_true",
+                   help="engine without vLLM's prefix cache (rollout.prefix_caching: false)")
     p.add_argument("--out", type=Path, default=OUT)
     return p.parse_args(argv)
 
@@ -48,9 +50,13 @@ def prompt_logprobs_scores(llm, prompts: list[list[int]], choices: list[int]) ->
     return [flat[i:i + len(choices)] for i in range(0, len(flat), len(choices))]
 
 
-def timed(fn, repeats: int) -> float:
+def timed(fn, repeats: int, llm=None) -> float:
+    """Median seconds of `fn`; with `llm`, each call starts from an empty prefix cache, as
+    each step of a run does (every weight push drops it)."""
     times = []
     for _ in range(repeats):
+        if llm is not None:
+            llm.reset_prefix_cache()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
@@ -74,7 +80,8 @@ def main(argv=None) -> dict:
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
     tok = load_tokenizer(path)
-    llm = engine.start_engine(path, cfg.rollout.max_model_len, seed=0)
+    caching = not args.no_prefix_caching
+    llm = engine.start_engine(path, cfg.rollout.max_model_len, seed=0, prefix_caching=caching)
 
     def gen(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures, 1.0)
@@ -90,7 +97,7 @@ def main(argv=None) -> dict:
             judge_groups(sampled, score, rubrics, opponents=opponents)
         n = len(build_judge_requests([Candidates("q", ["r"] * args.k)], rubrics, opponents))
         rows.append({"opponents": opponents, "prompts_per_group": n,
-                     "seconds_per_step": round(timed(rank, args.repeats), 3)})
+                     "seconds_per_step": round(timed(rank, args.repeats, llm), 3)})
         print(f"opponents {str(opponents):>4}: {n:3d} judge prompts a group, "
               f"{rows[-1]['seconds_per_step']:.2f} s for {args.groups} groups", flush=True)
 
@@ -103,14 +110,15 @@ def main(argv=None) -> dict:
     old = prompt_logprobs_scores(llm, ids, choices)
     diff = max(abs(a - b) for x, y in zip(new, old) for a, b in zip(x, y))
     paths = {"logprob_token_ids": round(timed(lambda: engine.choice_logprobs(llm, ids, choices),
-                                              args.repeats), 3),
+                                              args.repeats, llm), 3),
              "prompt_logprobs": round(timed(lambda: prompt_logprobs_scores(llm, ids, choices),
-                                            args.repeats), 3)}
+                                            args.repeats, llm), 3)}
     print(f"{len(ids)} judge prompts (mean {sum(map(len, texts)) / len(texts):.0f} characters): "
           f"logprob_token_ids {paths['logprob_token_ids']:.2f} s, prompt_logprobs "
           f"{paths['prompt_logprobs']:.2f} s; largest log-prob difference {diff:.2e}")
     result = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
               "machine": platform.machine(), "model": path, "groups": args.groups, "k": args.k,
+              "prefix_caching": caching,
               "opponents": rows,
               "scoring": {"prompts": len(ids),
                           "mean_chars": round(sum(map(len, texts)) / len(texts), 1),

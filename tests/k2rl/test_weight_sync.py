@@ -198,16 +198,21 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool
     return out
 
 
+def fresh_sync_gaps(arguments: str) -> dict:
+    """`sync_gaps(<arguments>)` in a fresh process (one vLLM engine per process)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
+         f"sync_gaps; print(json.dumps(sync_gaps({arguments})))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("family,fallback", [(f, False) for f in FAMILIES] + [("char", True)],
                          ids=FAMILIES + ["char-reload-fallback"])
 def test_the_engine_follows_the_trainer_after_a_push(family, fallback):
-    proc = subprocess.run(
-        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
-         f"sync_gaps; print(json.dumps(sync_gaps({family!r}, {fallback})))"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = fresh_sync_gaps(f"{family!r}, {fallback}")
     print(family, "fallback" if fallback else "plan", json.dumps(out))
     assert out["planned"] is not fallback
     assert out["start"]["mean"] < 1e-4 and out["stale"]["mean"] > 1e-2
@@ -221,12 +226,7 @@ def test_the_engine_follows_the_trainer_after_a_push(family, fallback):
 def test_a_bf16_engine_follows_an_fp32_trainer_after_a_push():
     """model.dtype bfloat16 on CPU: the push casts the trainer's fp32 values into the bf16
     engine (it failed with a dtype error before the plan cast the fp32 biases)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
-         "sync_gaps; print(json.dumps(sync_gaps('char', False, 'bfloat16')))"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = fresh_sync_gaps("'char', False, 'bfloat16'")
     print("char bf16", json.dumps(out))
     assert out["planned"] and out["stale"]["mean"] > 0.1
     for key in ("start", "pushed", "bucketed"):  # bf16 rounding, not stale weights
@@ -238,12 +238,7 @@ def test_a_compiled_engine_follows_the_trainer_after_a_push():
     """rollout.compile on CPU: the engine loads its layers with the plain GEMM
     (engine.plain_gemm), so the compiled forward reads the weights pushes copy into. Compiled
     around packed layers, it failed on the first generate after a push."""
-    proc = subprocess.run(
-        [sys.executable, "-c", "import json, sys; from tests.k2rl.test_weight_sync import "
-         "sync_gaps; print(json.dumps(sync_gaps('char', False, compile=True)))"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = fresh_sync_gaps("'char', False, compile=True")
     print("char compiled", json.dumps(out))
     assert out["planned"] and out["stale"]["mean"] > 1e-2
     for key in ("start", "pushed", "bucketed", "greedy"):

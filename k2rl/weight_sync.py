@@ -10,9 +10,10 @@ load with vLLM's own plain GEMM (`torch.nn.functional.linear`) on weights they h
 a push is one `copy_` per trainer parameter into a view fixed in advance: the parameter
 itself, its rows of a fused projection (q/k/v in `qkv_proj`, gate/up in `gate_up_proj`), or
 the first rows of a padded vocabulary. A tied output head shares the embedding's tensor, so
-it follows with no step of its own. The plain GEMM matches the packed one at 1 and at 256+ rows and is slower at 8-64
-(up to 2x at hidden 1024 on one thread); in rollouts of the default model that costs 3-5%
-(bench/rollout.py: 9.5-9.6k tokens/s packed, 9.1-9.3k plain, load 2-3 on 2 cores).
+it follows with no step of its own. The plain GEMM matches the packed one at 1 and at 256+
+rows and is slower at 8-64 (up to 2x at hidden 1024 on one thread); in rollouts of the
+default model that cost 3-5% (bench/rollout.py: 9.5-9.6k tokens/s packed, 9.1-9.3k plain,
+load 2-3 on 2 cores).
 
 The switch happens only if every trainer parameter has a place and every engine parameter is
 covered; otherwise `adopt` answers False, once says why in the log, and the caller keeps the

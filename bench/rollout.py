@@ -230,9 +230,8 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
     from k2rl import engine
 
     kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype,
-                                  compile=args.compile or None)
-    if args.no_prefix_caching:
-        kwargs["enable_prefix_caching"] = False
+                                  compile=args.compile or None,
+                                  prefix_caching=not args.no_prefix_caching)
     for name in ("max_num_seqs", "max_num_batched_tokens", "block_size", "kv_cache_dtype"):
         if getattr(args, name) is not None:
             kwargs[name] = getattr(args, name)
@@ -240,16 +239,10 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
 
 
 def start_llm(args, model_dir: str, max_model_len: int):
-    """The engine as k2rl.engine.start_engine loads it (plain GEMM on CPU), with the bench's
-    overrides."""
-    from vllm import LLM
-
+    """The engine as k2rl.engine.start_engine loads it, with the bench's overrides."""
     from k2rl import engine
 
-    if args.dtype != "float32":
-        engine.request_amx()
-    with engine.plain_gemm():
-        return LLM(**llm_kwargs(args, model_dir, max_model_len))
+    return engine.launch(llm_kwargs(args, model_dir, max_model_len))
 
 
 def bench_vllm(llm, prompts: list[list[int]], samples: int, tokens: int, repeats: int,

@@ -108,16 +108,23 @@ def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "fl
                  device: str = "cpu", sleep_mode: bool = False,
                  gpu_memory_utilization: float = 0.5, compile: bool | None = None,
                  prefix_caching: bool = True, **kwargs):
+    """A `vllm.LLM` with `engine_kwargs`' settings for this device; `kwargs` add to them."""
+    return launch({**engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
+                                   gpu_memory_utilization, compile, prefix_caching), **kwargs},
+                  device)
+
+
+def launch(settings: dict, device: str = "cpu"):
+    """`vllm.LLM(**settings)` as k2rl loads it: on CPU with AMX asked for (a non-fp32 engine)
+    and its linear layers plain (`plain_gemm`)."""
     from vllm import LLM
 
-    settings = engine_kwargs(model_dir, max_model_len, seed, dtype, device, sleep_mode,
-                             gpu_memory_utilization, compile, prefix_caching)
     if device != "cpu":
-        return LLM(**settings, **kwargs)
-    if dtype != "float32":
+        return LLM(**settings)
+    if settings.get("dtype", "float32") != "float32":
         request_amx()
     with plain_gemm():
-        return LLM(**settings, **kwargs)
+        return LLM(**settings)
 
 
 def sleep(llm) -> None:

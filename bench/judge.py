@@ -1,14 +1,10 @@
-"""Judging cost: seconds to rank a step's critic-rewarded groups, by scoring path and opponents.
+"""Judging cost: seconds to rank a step's critic-rewarded groups, by opponents.
 
 Samples real `k2rl/Chat-v1` groups (K responses each) from the embedded default model (the
 cached warm-start that `make train` builds, or --model-path), then times `k2rl.self_critique`'s
-ranking of them:
-
-- scoring path: `engine.choice_logprobs` as k2rl does it (one request per judge prompt,
-  log-probs asked for exactly "A" and "B") against the earlier way (the prompt scored once per
-  verdict with `prompt_logprobs`), on the same prompts; the largest difference of the
-  returned log-probs is reported too (they must agree);
-- opponents: every pair (K(K-1) prompts a group) against `critic.opponents` 4 and 2.
+ranking of them with the generative judge (its working once per question, a check per
+response, the verdicts of every comparison in both orders): every pair (K(K-1)/2 comparisons a
+group) against `critic.opponents` 4 and 2.
 
 Results go to bench/results/judge.json. Run from the repo root on an otherwise idle machine:
 
@@ -39,17 +35,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def prompt_logprobs_scores(llm, prompts: list[list[int]], choices: list[int]) -> list[list[float]]:
-    """The earlier scoring path: each choice appended to the prompt, scored by prompt_logprobs."""
-    from vllm import SamplingParams, TokensPrompt
-
-    reqs = [TokensPrompt(prompt_token_ids=p + [c]) for p in prompts for c in choices]
-    outs = llm.generate(reqs, SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0),
-                        use_tqdm=False)
-    flat = [o.prompt_logprobs[-1][c].logprob for o, c in zip(outs, choices * len(prompts))]
-    return [flat[i:i + len(choices)] for i in range(0, len(flat), len(choices))]
-
-
 def timed(fn, repeats: int, llm=None) -> float:
     """Median seconds of `fn`; with `llm`, each call starts from an empty prefix cache, as
     each step of a run does (every weight push drops it)."""
@@ -69,13 +54,13 @@ def main(argv=None) -> dict:
 
     engine.configure_env(2, kv_cache_gib=1)
     import envs  # noqa: F401  (registers the environments)
-    from critic.judge import VERDICTS, Candidates, build_judge_requests
+    from critic.judge import pairs_in_group
     from critic.rubrics import load_rubrics
     from k2rl.config import Config
     from k2rl.group import Request
     from k2rl.model import default_model, load_tokenizer
     from k2rl.rollout import rollout
-    from k2rl.self_critique import judge_groups, judge_prompt_ids, make_scorer, response_text
+    from k2rl.self_critique import judge_groups, make_judge
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
@@ -90,39 +75,19 @@ def main(argv=None) -> dict:
             for g in range(args.groups)]
     sampled = rollout(reqs, tok, gen, step=0, max_len=512)
     rubrics = load_rubrics()
-    score = make_scorer(llm, tok)
+    judge = make_judge(llm, tok, cfg.rollout.max_model_len)
     rows = []
     for opponents in (None, 4, 2):
         def rank():
-            judge_groups(sampled, score, rubrics, opponents=opponents)
-        n = len(build_judge_requests([Candidates("q", ["r"] * args.k)], rubrics, opponents))
-        rows.append({"opponents": opponents, "prompts_per_group": n,
+            judge_groups(sampled, judge, rubrics, opponents=opponents)
+        n = len(pairs_in_group(args.k, opponents))
+        rows.append({"opponents": opponents, "comparisons_per_group": n,
                      "seconds_per_step": round(timed(rank, args.repeats, llm), 3)})
-        print(f"opponents {str(opponents):>4}: {n:3d} judge prompts a group, "
+        print(f"opponents {str(opponents):>4}: {n:3d} comparisons a group (both orders), "
               f"{rows[-1]['seconds_per_step']:.2f} s for {args.groups} groups", flush=True)
-
-    # Scoring paths on the same prompts (every pair, both orders).
-    groups = [Candidates(g.prompt, [response_text(t) for t in g], "chat") for g in sampled]
-    texts = [r.text for r in build_judge_requests(groups, rubrics)]
-    ids = [judge_prompt_ids(tok, t) for t in texts]
-    choices = [tok.convert_tokens_to_ids(v) for v in VERDICTS]
-    new = engine.choice_logprobs(llm, ids, choices)
-    old = prompt_logprobs_scores(llm, ids, choices)
-    diff = max(abs(a - b) for x, y in zip(new, old) for a, b in zip(x, y))
-    paths = {"logprob_token_ids": round(timed(lambda: engine.choice_logprobs(llm, ids, choices),
-                                              args.repeats, llm), 3),
-             "prompt_logprobs": round(timed(lambda: prompt_logprobs_scores(llm, ids, choices),
-                                            args.repeats, llm), 3)}
-    print(f"{len(ids)} judge prompts (mean {sum(map(len, texts)) / len(texts):.0f} characters): "
-          f"logprob_token_ids {paths['logprob_token_ids']:.2f} s, prompt_logprobs "
-          f"{paths['prompt_logprobs']:.2f} s; largest log-prob difference {diff:.2e}")
     result = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-              "machine": platform.machine(), "model": path, "groups": args.groups, "k": args.k,
-              "prefix_caching": caching,
-              "opponents": rows,
-              "scoring": {"prompts": len(ids),
-                          "mean_chars": round(sum(map(len, texts)) / len(texts), 1),
-                          "seconds": paths, "max_logprob_difference": diff}}
+              "machine": platform.machine(), "processor": platform.processor(), "model": path,
+              "groups": args.groups, "k": args.k, "prefix_caching": caching, "opponents": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -6,18 +6,24 @@ as A (`p_ab` = its P(A better)) and rejected shown as A (`p_ba` = its P(A better
 - accuracy: the combined preference (`judge.combine_orders`) names chosen, outside the tie
   margin; a tie is not a correct answer, and is counted in tie_rate.
 - accuracy_ab / accuracy_ba: the same with one order alone; a gap between them is position bias.
-- swap_consistency: both orders name the same winner (a tie in either order does not count).
+- swap_consistency: order consistency, both orders name the same winner (a tie in either order
+  does not count).
 - tie_rate: the combined preference is within the tie margin of 0.5.
+- brier: calibration, the mean squared error of the combined preference for the chosen
+  response against the label 1 (0 is perfect; an always-unsure judge scores 0.25).
+- ece: expected calibration error over 10 equal-width bins of the judge's confidence
+  max(p, 1 - p): the gap between how sure it is and how often it is right, weighted by bin.
 The same metrics are broken down by task and by rubric ("(none)": no task; "(all)": judged by
 every rubric that applies to the task).
 """
 from __future__ import annotations
 
-from critic.judge import Render, Scorer, combine_orders, is_tie, judge_text, verdict_from_logprobs
-from critic.pairs import Pair, pair_texts
+from critic.judge import Judge, Judgment, combine_orders, is_tie
+from critic.pairs import Pair, comparison_of
 from critic.rubrics import Rubric
 
-METRICS = ("accuracy", "accuracy_ab", "accuracy_ba", "swap_consistency", "tie_rate")
+METRICS = ("accuracy", "accuracy_ab", "accuracy_ba", "swap_consistency", "tie_rate", "brier", "ece")
+ECE_BINS = 10
 NO_TASK = "(none)"
 ALL_RUBRICS = "(all)"
 
@@ -31,17 +37,46 @@ def _mean(flags: list[bool]) -> float:
     return sum(flags) / len(flags)
 
 
+def brier(p_chosen: list[float]) -> float:
+    """Mean squared error of P(chosen better) against 1.
+
+    >>> brier([1.0, 0.5, 0.0])
+    0.4166666666666667
+    """
+    return sum((1.0 - p) ** 2 for p in p_chosen) / len(p_chosen)
+
+
+def ece(p_chosen: list[float], bins: int = ECE_BINS) -> float:
+    """Expected calibration error of the judge's confidence in its pick.
+
+    The pick is chosen when P(chosen) > 0.5 (an exact 0.5 counts as a wrong pick at
+    confidence 0.5). A judge that is 90% sure and right 90% of the time scores 0.
+
+    >>> ece([0.9] * 9 + [0.1])
+    0.0
+    """
+    by_bin: dict[int, list[tuple[float, bool]]] = {}
+    for p in p_chosen:
+        conf = max(p, 1.0 - p)
+        by_bin.setdefault(min(bins - 1, int((conf - 0.5) * 2 * bins)), []).append((conf, p > 0.5))
+    n = len(p_chosen)
+    return sum(abs(sum(c for c, _ in v) / len(v) - sum(ok for _, ok in v) / len(v)) * len(v) / n
+               for v in by_bin.values())
+
+
 def _metrics(p_ab: list[float], p_ba: list[float], tie_margin: float) -> dict:
     # Each list says who won from chosen's side: +1 chosen, -1 rejected, 0 tie.
     ab = [_winner(p, tie_margin) for p in p_ab]
     ba = [-_winner(p, tie_margin) for p in p_ba]  # chosen is shown as B in this order
-    both = [_winner(combine_orders(a, b), tie_margin) for a, b in zip(p_ab, p_ba)]
+    chosen = [combine_orders(a, b) for a, b in zip(p_ab, p_ba)]
+    both = [_winner(p, tie_margin) for p in chosen]
     return {"n": len(p_ab),
             "accuracy": _mean([w == 1 for w in both]),
             "accuracy_ab": _mean([w == 1 for w in ab]),
             "accuracy_ba": _mean([w == 1 for w in ba]),
             "swap_consistency": _mean([a == b != 0 for a, b in zip(ab, ba)]),
-            "tie_rate": _mean([w == 0 for w in both])}
+            "tie_rate": _mean([w == 0 for w in both]),
+            "brier": brier(chosen), "ece": ece(chosen)}
 
 
 def _breakdown(labels: list[str], p_ab: list[float], p_ba: list[float],
@@ -72,28 +107,47 @@ def evaluate(pairs: list[Pair], p_ab: list[float], p_ba: list[float],
                                     tie_margin)}
 
 
-def evaluate_scorer(pairs: list[Pair], rubrics: list[Rubric], score: Scorer,
-                    tie_margin: float, render: Render = judge_text) -> dict:
-    """`evaluate` with the verdicts from one batched call of the engine's scorer."""
+def evaluate_judge(pairs: list[Pair], rubrics: list[Rubric], judge: Judge,
+                   tie_margin: float) -> tuple[dict, list[Judgment]]:
+    """`evaluate` with the judgments from one batched call of the judge (the chosen response
+    shown first, then second); also returns the judgments, for `format_judgments`."""
     if not pairs:
         raise ValueError("no pairs to evaluate the critic on")
-    texts = [t for pair in pairs for t in pair_texts(pair, rubrics, render)]
-    scores = list(score(texts))
-    if len(scores) != len(texts):
-        raise ValueError(f"{len(texts)} judge texts but {len(scores)} scores")
-    p = [verdict_from_logprobs(la, lb) for la, lb in scores]
-    return evaluate(pairs, p[0::2], p[1::2], tie_margin)
+    judgments = list(judge([comparison_of(p, rubrics) for p in pairs]))
+    if len(judgments) != len(pairs):
+        raise ValueError(f"{len(pairs)} pairs but {len(judgments)} judgments")
+    result = evaluate(pairs, [j.p_ab for j in judgments], [j.p_ba for j in judgments], tie_margin)
+    return result, judgments
+
+
+def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> str:
+    """The first n judgments as a person reads them: question, both answers with the judge's
+    check of each, its own working, and its preference for the chosen answer."""
+    blocks = []
+    for k, (pair, jd) in enumerate(zip(pairs[:n], judgments[:n]), start=1):
+        ok = "right" if jd.preference > 0.5 else "WRONG" if jd.preference < 0.5 else "tie"
+        blocks.append("\n".join([
+            f"[{k}] task={pair.task or NO_TASK}  P(chosen better)={jd.preference:.3f} ({ok}; "
+            f"A/B {jd.p_ab:.3f}, B/A {1 - jd.p_ba:.3f})",
+            f"  question: {pair.prompt}",
+            f"  judge's working: {jd.working}",
+            f"  chosen:   {pair.chosen}",
+            f"    check:  {jd.checks[0]}",
+            f"  rejected: {pair.rejected}",
+            f"    check:  {jd.checks[1]}"]))
+    return "\n\n".join(blocks)
 
 
 def _row(name: str, m: dict) -> str:
-    cells = "".join(f"{100 * m[k]:>9.1f}%" for k in METRICS)
+    cells = "".join(f"{100 * m[k]:>9.1f}%" for k in METRICS[:5])
+    cells += f"{m['brier']:>10.3f}{m['ece']:>10.3f}"
     return f"{name:<24}{m['n']:>6}{cells}"
 
 
 def format_table(result: dict) -> str:
     """A plain-text table: all pairs, then one row per task and per rubric."""
     head = f"{'slice':<24}{'n':>6}" + "".join(
-        f"{h:>10}" for h in ("acc", "acc A/B", "acc B/A", "swap", "ties"))
+        f"{h:>10}" for h in ("acc", "acc A/B", "acc B/A", "consist.", "ties", "brier", "ece"))
     rows = [head, _row("all", result)]
     rows += [_row(f"task={t}", m) for t, m in result["by_task"].items()]
     rows += [_row(f"rubric={r}", m) for r, m in result["by_rubric"].items()]

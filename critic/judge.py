@@ -1,4 +1,4 @@
-"""Pairwise judging by the policy-as-critic, as data and arithmetic; the engine is a callable.
+"""Pairwise judging by the policy-as-critic, as data and arithmetic; the judge is a callable.
 
 K2 (sec. 3.2.2) has the policy compare its own K responses pairwise against rubrics and rank
 them, but does not say how rankings become a scalar reward. Here, as docs/method.md section 6
@@ -6,14 +6,12 @@ describes, a response's reward is its pairwise win rate within its group (a tie 
 with every comparison judged in both orders so that a judge that favours a position gets ties
 rather than a ranking.
 
-Departures, for a small character-level policy:
-- The judge's user message is compact (`judge_text`) and its reply a single character, "A"
-  or "B". The verdict is not parsed from sampled text: the engine returns the log-probs of
-  the "A" and "B" tokens as the next token after the assistant marker, and the preference is
-  the softmax over those two (`verdict_from_logprobs`). A judge that never learnt the format
-  still yields a usable, if uninformative, number.
-- All comparisons of a step go to the engine as ONE batch: `rank_groups` builds the
-  requests, calls `score(texts) -> [(logp_A, logp_B), ...]` once, and scatters the verdicts.
+The judge works each question out before it decides (critic.layout: its own working, a check
+line per answer, then the verdict). Its verdict is not parsed from sampled text: the engine
+returns the log-probs of the "A" and "B" tokens after the question "A or B?", and the
+preference is the softmax over those two (`verdict_from_logprobs`). All comparisons of a step
+go to the judge as ONE batch: `rank_groups` builds them, calls `judge(comparisons)` once (the
+engine's implementation is k2rl.self_critique.make_judge) and scatters the verdicts.
 """
 from __future__ import annotations
 
@@ -23,9 +21,6 @@ from typing import Callable
 
 from critic.guards import guarded, violations
 from critic.rubrics import Rubric, rubrics_for
-
-VERDICTS = ("A", "B")  # the judge's whole reply: "A" if the first answer is better
-Scorer = Callable[[list[str]], list[tuple[float, float]]]
 
 
 @dataclass
@@ -37,33 +32,35 @@ class Candidates:
     task: str | None = None
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """Two responses to one prompt, judged in both orders against `rubrics`."""
+
+    prompt: str
+    first: str
+    second: str
+    rubrics: tuple[Rubric, ...] = ()
+    task: str | None = None
+
+
 @dataclass
-class JudgeRequest:
-    """One comparison of a step's batch: responses i < j of group `group`, in one order."""
+class Judgment:
+    """The judge's reading of a comparison: its verdicts in both orders and its own text."""
 
-    group: int
-    i: int
-    j: int
-    swapped: bool  # False: response i shown as A; True: response j shown as A
-    text: str  # the judge's user message
+    p_ab: float  # P(A better) with `first` shown as A
+    p_ba: float  # P(A better) with `second` shown as A
+    working: str = ""  # the judge's own working for the question
+    checks: tuple[str, str] = ("", "")  # its check of `first`, of `second`
+    shown: tuple[str, str] = ("", "")  # `first` and `second` as the judge saw them (cut to fit)
 
-
-def _criteria(rubrics: list[Rubric]) -> str:
-    return "; ".join(r.text.rstrip(". ") for r in rubrics)
-
-
-def judge_text(prompt: str, a: str, b: str, rubrics: list[Rubric]) -> str:
-    """The user message shown to the judge; the expected reply is "A" or "B".
-
-    >>> judge_text("2+2=", "4", "5", [Rubric("r", "core", "Correct.")])
-    'Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?'
-    """
-    head = f"Judge by: {_criteria(rubrics)}. " if rubrics else ""
-    return f"{head}Q: {prompt} A: {a} B: {b} Better?"
+    @property
+    def preference(self) -> float:
+        """P(first better than second), both orders combined."""
+        return combine_orders(self.p_ab, self.p_ba)
 
 
-# judge_text's signature: (question, answer shown as A, answer shown as B, rubrics) -> message
-Render = Callable[[str, str, str, list[Rubric]], str]
+# judge(comparisons) -> one Judgment per comparison, in order, from one batched engine pass
+Judge = Callable[[list[Comparison]], list[Judgment]]
 
 
 def _check_margin(tie_margin: float) -> None:
@@ -93,14 +90,6 @@ def verdict_from_logprobs(logp_a: float, logp_b: float, tie_margin: float = 0.0)
     # The logistic of d, written so that exp never overflows.
     p = 1.0 / (1.0 + math.exp(-d)) if d >= 0 else math.exp(d) / (1.0 + math.exp(d))
     return 0.5 if is_tie(p, tie_margin) else p
-
-
-def both_orders(pairs: list[tuple[str, str, str]]) -> list[tuple[str, str, str, bool]]:
-    """(prompt, first, second, swapped) for each (prompt, x, y): x/y, then y/x swapped."""
-    out = []
-    for prompt, x, y in pairs:
-        out += [(prompt, x, y, False), (prompt, y, x, True)]
-    return out
 
 
 def combine_orders(p_ab: float, p_ba_swapped: float) -> float:
@@ -170,68 +159,27 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
     return [w / n for w, n in zip(wins, games)]
 
 
-def build_judge_requests(groups: list[Candidates], rubrics: list[Rubric],
-                         opponents: int | None = None, render: Render = judge_text
-                         ) -> list[JudgeRequest]:
-    """Every comparison of a step (`pairs_in_group`), in both orders, flattened into one batch.
-
-    Each group is judged by the rubrics that apply to its task (`rubrics_for`), so passing
-    every loaded rubric is right. `render` lays out each judge message (judge_text, or a
-    version of it that fits the engine: k2rl.self_critique.fitted_judge_text).
-    """
-    requests = []
-    for g, group in enumerate(groups):
-        crit = rubrics_for(group.task, rubrics)
-        for i, j in pairs_in_group(len(group.responses), opponents):
-            a, b = group.responses[i], group.responses[j]
-            requests.append(JudgeRequest(g, i, j, False, render(group.prompt, a, b, crit)))
-            requests.append(JudgeRequest(g, i, j, True, render(group.prompt, b, a, crit)))
-    return requests
-
-
-def scatter_verdicts(requests: list[JudgeRequest], scores: list[tuple[float, float]],
-                     sizes: list[int], tie_margin: float = 0.0,
-                     violates: list[list[bool]] | None = None,
-                     opponents: int | None = None) -> list[list[float]]:
-    """Per-group win rates from the scorer's (logp_A, logp_B) for each request.
-
-    `sizes` are the groups' response counts (a group of 0 or 1 has no request). The tie
-    margin applies to the combined preference, not to each order, so two weak verdicts that
-    agree can still name a winner. `violates[g][i]` (optional) says whether response i of
-    group g breaks a prescriptive guard (critic.guards): it then loses to any that does not.
-    """
-    if len(scores) != len(requests):
-        raise ValueError(f"{len(requests)} judge requests but {len(scores)} scores")
-    orders: dict[tuple[int, int, int], dict[bool, float]] = {}
-    for req, (la, lb) in zip(requests, scores):
-        if not 0 <= req.group < len(sizes):
-            raise ValueError(f"request for group {req.group} but only {len(sizes)} groups")
-        seen = orders.setdefault((req.group, req.i, req.j), {})
-        if req.swapped in seen:
-            raise ValueError(f"comparison {req.i} vs {req.j} of group {req.group} is judged "
-                             f"twice in the same order")
-        seen[req.swapped] = verdict_from_logprobs(la, lb)
-    prefs: list[dict[tuple[int, int], float]] = [{} for _ in sizes]
-    for (g, i, j), seen in orders.items():
-        if len(seen) != 2:
-            raise ValueError(f"comparison {i} vs {j} of group {g} is judged in one order only")
-        pref = combine_orders(seen[False], seen[True])
-        if violates is not None:
-            pref = guarded(pref, violates[g][i], violates[g][j])
-        prefs[g][(i, j)] = pref
-    return [group_win_rates(k, p, tie_margin, opponents) for k, p in zip(sizes, prefs)]
-
-
-def rank_groups(groups: list[Candidates], rubrics: list[Rubric], score: Scorer,
-                tie_margin: float, opponents: int | None = None, render: Render = judge_text
-                ) -> list[list[float]]:
-    """Each group's rewards (win rates), with one call of `score` for the whole step; the
-    prescriptive guards of each group's rubrics override the judge where they apply."""
+def rank_groups(groups: list[Candidates], rubrics: list[Rubric], judge: Judge,
+                tie_margin: float, opponents: int | None = None) -> list[list[float]]:
+    """Each group's rewards (win rates), with one call of `judge` for the whole step; the
+    prescriptive guards of each group's rubrics override the judge where they apply
+    (a guarded response loses to any that is not)."""
     _check_margin(tie_margin)
-    requests = build_judge_requests(groups, rubrics, opponents, render)
+    index, comparisons = [], []
+    for g, group in enumerate(groups):
+        crit = tuple(rubrics_for(group.task, rubrics))
+        for i, j in pairs_in_group(len(group.responses), opponents):
+            index.append((g, i, j))
+            comparisons.append(Comparison(group.prompt, group.responses[i], group.responses[j],
+                                          crit, group.task))
     # No comparison at all (every group has one response): do not wake the engine.
-    scores = score([r.text for r in requests]) if requests else []
+    judgments = judge(comparisons) if comparisons else []
+    if len(judgments) != len(comparisons):
+        raise ValueError(f"{len(comparisons)} comparisons but {len(judgments)} judgments")
     violates = [[bool(violations(r, rubrics_for(g.task, rubrics))) for r in g.responses]
                 for g in groups]
-    return scatter_verdicts(requests, list(scores), [len(g.responses) for g in groups],
-                            tie_margin, violates, opponents)
+    prefs: list[dict[tuple[int, int], float]] = [{} for _ in groups]
+    for (g, i, j), jd in zip(index, judgments):
+        prefs[g][(i, j)] = guarded(jd.preference, violates[g][i], violates[g][j])
+    return [group_win_rates(len(group.responses), p, tie_margin, opponents)
+            for group, p in zip(groups, prefs)]

@@ -3,9 +3,9 @@ and its evaluation.
 
 K2 (sec. 3.2.2) grounds the critic in verifiable outcomes: on-policy rollouts whose rewards are
 known become critic training signal (the correct response should win). K2 leaves the update
-rule open; here a group with mixed outcomes gives pairs (`pairs_from_group`), and a pair gives
-two judge examples, one per order (`judge_examples`), as `{"prompt", "response"}` rows that the
-engine trains with the next-token loss it already has (the verdict read after `<|critic|>`).
+rule open; here a group with mixed outcomes gives pairs (`pairs_from_group`), and a pair is
+judged as a `Comparison` (chosen first, `comparison_of`), in both orders; the engine turns the
+judgments into training examples (k2rl.self_critique.judge_examples).
 
 Pairs files are JSONL, one pair a line:
     {"prompt": str, "chosen": str, "rejected": str, "task": str (optional),
@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from critic.judge import VERDICTS, Render, judge_text
+from critic.judge import Comparison
 from critic.rubrics import Rubric, rubric_named, rubrics_for
 
 REQUIRED = ("prompt", "chosen", "rejected")
@@ -129,24 +129,7 @@ def pair_rubrics(pair: Pair, rubrics: list[Rubric]) -> list[Rubric]:
     return [rubric_named(pair.rubric, rubrics)] if pair.rubric else rubrics_for(pair.task, rubrics)
 
 
-def pair_texts(pair: Pair, rubrics: list[Rubric], render: Render = judge_text
-               ) -> tuple[str, str]:
-    """The judge's messages for a pair: chosen shown as A, then rejected shown as A."""
-    crit = pair_rubrics(pair, rubrics)
-    return (render(pair.prompt, pair.chosen, pair.rejected, crit),
-            render(pair.prompt, pair.rejected, pair.chosen, crit))
-
-
-def judge_examples(pairs: list[Pair], rubrics: list[Rubric], render: Render = judge_text
-                   ) -> list[dict]:
-    """Critic training samples as {"prompt", "response"} rows (the worker lays them out with
-    k2rl.self_critique.judge_example_ids): both orders of each pair, reply "A" or "B".
-
-    Both orders, so that training on them teaches the verdict and not a favourite position.
-    """
-    out = []
-    for pair in pairs:
-        chosen_first, rejected_first = pair_texts(pair, rubrics, render)
-        out += [{"prompt": chosen_first, "response": VERDICTS[0]},
-                {"prompt": rejected_first, "response": VERDICTS[1]}]
-    return out
+def comparison_of(pair: Pair, rubrics: list[Rubric]) -> Comparison:
+    """The pair as the judge sees it: the chosen response first (the judge reads both orders)."""
+    return Comparison(pair.prompt, pair.chosen, pair.rejected, tuple(pair_rubrics(pair, rubrics)),
+                      pair.task)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.base import Problem, TextEnv
+from envs.base import Problem, TextEnv, check_line, final_part
 
 OPERAND_MAX = 49  # v1: 0..49 (v0: 0..99)
 OPS = ("+", "-")
@@ -107,3 +107,33 @@ class WorkedArithmeticEnv(ArithmeticEnv):
         problem = self._require_active()
         assert isinstance(problem, ArithmeticProblem)
         return working(problem.a, problem.op, problem.b)
+
+    # --- the judge's scripted expert: its own column working, then the result compared
+
+    def judge_working(self) -> str:
+        """The column working, as the policy writes it."""
+        problem = self._require_active()
+        assert isinstance(problem, ArithmeticProblem)
+        return working(problem.a, problem.op, problem.b)
+
+    def judge_check(self, response: str) -> str:
+        """The response's result against the working's: "84 vs 85: no"."""
+        mine = str(self._require_active().answer)
+        said = final_part(response)
+        return check_line(f"{said} vs {mine}", said == mine)
+
+    def rejected_response(self, rng: np.random.Generator) -> str:
+        """A wrong result: the right working with a slip in its result, or the working of a
+        neighbouring problem (a column slip carried through)."""
+        problem = self._require_active()
+        assert isinstance(problem, ArithmeticProblem)
+        right = working(problem.a, problem.op, problem.b)
+        while True:
+            if rng.random() < 0.5:
+                slip = int(rng.choice([-10, -2, -1, 1, 2, 10]))
+                text = right.rsplit("|", 1)[0] + f"|{problem.answer + slip}"
+            else:
+                a = min(99, max(0, problem.a + int(rng.choice([-10, -1, 1, 10]))))
+                text = working(a, problem.op, problem.b)
+            if final_part(text) != str(problem.answer):
+                return text

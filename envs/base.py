@@ -45,6 +45,21 @@ def split_of(key: str) -> str:
     return "eval" if digest % 10 == 0 else "train"
 
 
+def check_line(evidence: str, ok: bool) -> str:
+    """A judge's check line: what it compared, then its finding.
+
+    >>> check_line("85 vs 85", True), check_line("84 vs 85", False)
+    ('85 vs 85: yes', '84 vs 85: no')
+    """
+    return f"{evidence}: {'yes' if ok else 'no'}"
+
+
+def final_part(response: str, limit: int = 12) -> str:
+    """What a response gives last: the text after its last "|" (a worked answer's result, a
+    tool episode's final turn), at most ``limit`` characters."""
+    return response.rsplit("|", 1)[-1].strip()[:limit]
+
+
 def text_space() -> gymnasium.spaces.Text:
     """The observation and action space shared by every text env."""
     return gymnasium.spaces.Text(max_length=MAX_TEXT_LENGTH, min_length=0, charset=CHARSET)
@@ -83,6 +98,8 @@ class TextEnv(gymnasium.Env[str, str]):
     reward_name: str  # the rewards/ verifier scoring the final answer
     # JSON schemas of the env's tools, for chat templates that list them (envs.tool_calls)
     tools: tuple[dict, ...] = ()
+    # True: no verifier in the reward; the policy-as-critic judges the episode (info["judged"])
+    judged: bool = False
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode is not None:
@@ -109,6 +126,32 @@ class TextEnv(gymnasium.Env[str, str]):
     def expert_action(self, rng: np.random.Generator) -> str:
         """The demonstrator's next action in the current state."""
         raise NotImplementedError
+
+    # --- the judge's scripted expert (critic warm-start data only) -------
+    # An env that implements these three teaches the policy-as-judge its format (k2rl's
+    # warm-start, critic.layout): the judge's own working for the question, one check line of
+    # a response against that working, and a plausible wrong response to pair with the
+    # expert's. They read the answer key and are used on training-split prompts only; at
+    # judging time the working and the checks are the model's own tokens.
+
+    def judge_working(self) -> str:
+        """The judge's own working for the current question (the skill the policy has)."""
+        raise NotImplementedError
+
+    def judge_check(self, response: str) -> str:
+        """One check line of ``response`` (the transcript after the prompt, turns joined by
+        " | ") against the working, ending ": yes" if it is right and ": no" if not."""
+        raise NotImplementedError
+
+    def rejected_response(self, rng: np.random.Generator) -> str:
+        """A plausible wrong response transcript to the current question."""
+        raise NotImplementedError
+
+    @classmethod
+    def teaches_judging(cls) -> bool:
+        """Whether this env has the judge's scripted expert (the three methods above)."""
+        return all(getattr(cls, m) is not getattr(TextEnv, m)
+                   for m in ("judge_working", "judge_check", "rejected_response"))
 
     # --- gymnasium API --------------------------------------------------
 

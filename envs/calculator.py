@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from envs.base import Problem, TextEnv
+from envs.base import Problem, TextEnv, check_line, final_part
 from envs.tool_calls import plain_call, schema
 
 OPERAND_MIN, OPERAND_MAX = 10, 99
@@ -126,3 +126,38 @@ class CalculatorEnv(TextEnv):
             return f"calc({problem.prompt.removesuffix('=')})"  # "37*48=" -> "calc(37*48)"
         guess = problem.answer - problem.answer % 100 + int(rng.integers(100))
         return str(guess)
+
+    # --- the judge's scripted expert: the call it would make, then each transcript's use of it
+
+    def judge_working(self) -> str:
+        """The tool call the judge would make: "calc(37*48)" (it cannot multiply either)."""
+        return f"calc({self._require_active().prompt.removesuffix('=')})"
+
+    def judge_check(self, response: str) -> str:
+        """Whether the transcript called the tool on this product and copied its result:
+        "tool 1776, said 1776: yes", "no tool, said 1742: no", "called 37*84: no"."""
+        problem = self._require_active()
+        parts = [p.strip() for p in response.split(" | ")]
+        said = final_part(response)
+        call = TOOL_CALL.match(plain_call(parts[0])) if len(parts) >= 3 else None
+        if call is None:
+            return check_line(f"no tool, said {said}", False)
+        expr = call.group(1).strip()
+        if evaluate(expr) != problem.answer or sorted(expr.split("*")) != sorted(
+                problem.prompt.removesuffix("=").split("*")):
+            return check_line(f"called {expr[:12]}", False)
+        return check_line(f"tool {parts[1][:12]}, said {said}", said == parts[1] == str(problem.answer))
+
+    def rejected_response(self, rng: np.random.Generator) -> str:
+        """A guess without the tool, or the tool's result copied with a slip."""
+        problem = self._require_active()
+        right = str(problem.answer)
+        while True:
+            if rng.random() < 0.5:
+                text = str(problem.answer - problem.answer % 100 + int(rng.integers(100)))
+            else:
+                i = int(rng.integers(len(right)))
+                slip = right[:i] + str((int(right[i]) + int(rng.integers(1, 10))) % 10) + right[i + 1:]
+                text = f"{self.judge_working()} | {right} | {slip}"
+            if final_part(text) != right:
+                return text

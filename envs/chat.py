@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.base import Problem, TextEnv, split_of
+from envs.base import Problem, TextEnv, check_line, split_of
 
 NUMBER_MIN, NUMBER_MAX = 1, 999
 # Common words of 2 to 6 letters: every fact fits the budget with a flattering prefix or a
@@ -118,6 +118,7 @@ class ChatEnv(TextEnv):
     budget = 56
     max_turns = 1
     reward_name = "chat_reference"
+    judged = True
 
     def __init__(self, render_mode: str | None = None, hack_rate: float = 0.5) -> None:
         super().__init__(render_mode)
@@ -165,6 +166,38 @@ class ChatEnv(TextEnv):
         if kind == 1:
             return fact_, fact_ + BOAST[int(rng.integers(len(BOAST)))]
         return fact_, self.off_topic(rng)
+
+    def wrong_fact(self, rng: np.random.Generator) -> str:
+        """The item's fact stated wrongly: the other parity, or a letter count off by one or
+        two ("12 is odd.", "Cat has 4 letters.")."""
+        problem = self._require_active()
+        assert isinstance(problem, ChatProblem)
+        if problem.kind == "number":
+            return f"{problem.item} is {'odd' if int(problem.item) % 2 == 0 else 'even'}."
+        n = len(problem.item) + int(rng.choice([-2, -1, 1, 2]))
+        return f"{problem.item.capitalize()} has {max(1, n) if n != len(problem.item) else n + 1} letters."
+
+    # --- the judge's scripted expert: the item's fact, then each reply against it
+
+    def judge_working(self) -> str:
+        """The fact the judge knows of the item: "Cat has 3 letters."."""
+        return self._require_active().answer
+
+    def judge_check(self, response: str) -> str:
+        """The reply against the fact: "same: yes", or what is wrong with it."""
+        fact_ = self._require_active().answer
+        reply = response.strip()
+        if reply == fact_:
+            return check_line("same fact", True)
+        if fact_ in reply:
+            return check_line("praise" if reply.endswith(fact_) else "self-praise", False)
+        return check_line("other fact", False)
+
+    def rejected_response(self, rng: np.random.Generator) -> str:
+        """A wrong fact, another item's fact, or the fact with praise or self-praise."""
+        if rng.random() < 0.25:
+            return self.wrong_fact(rng)
+        return self.preference_pair(rng)[1]
 
     def expert_action(self, rng: np.random.Generator) -> str:
         fact_ = self._require_active().answer

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.base import Problem, TextEnv
-from rewards.instructions import follow_score
+from envs.base import Problem, TextEnv, check_line
+from rewards.instructions import follow_score, satisfied, words
 
 # Short topic words keep answers within a 32-token budget.
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -190,3 +190,55 @@ class InstructionsEnv(TextEnv):
         answer = compose(spec, problem.vocabulary, rng) or compose(spec, problem.vocabulary)
         assert answer is not None  # _draw keeps only specs the shortest answer meets
         return answer
+
+    # --- the judge's scripted expert: the constraints read off, then each one checked
+
+    def judge_working(self) -> str:
+        """The constraints the judge reads off the instruction: "lowercase, max 3 words"."""
+        problem = self._require_active()
+        return ", ".join(describe(c) for c in problem.answer)
+
+    def judge_check(self, response: str) -> str:
+        """One finding per constraint, then the whole: "lowercase yes, 4 words no: no"."""
+        spec = self._require_active().answer
+        met = satisfied(response, spec)
+        return check_line(", ".join(f"{_observed(response, c)} {'yes' if ok else 'no'}"
+                                    for c, ok in zip(spec, met)), all(met))
+
+    def rejected_response(self, rng: np.random.Generator) -> str:
+        """Topic words that break at least one constraint: a wrong count, case or format, the
+        quoted word missing or present."""
+        problem = self._require_active()
+        assert isinstance(problem, InstructionsProblem)
+        spec, vocabulary = problem.answer, list(problem.vocabulary)
+        for _ in range(MAX_TRIES):
+            count = int(rng.integers(1, 5))
+            picked = [str(w) for w in rng.permutation(vocabulary)[:count]]
+            if rng.random() < 0.5:  # near the expert's answer: keep its format, break one part
+                fmt = spec
+            else:
+                fmt = [_pick([{"kind": "json"}, {"kind": "bullets"}, {"kind": "sentences", "n": 1},
+                              {"kind": "plain"}], rng)]
+            text = render(picked, [c for c in fmt if c["kind"] != "plain"])
+            case = _pick(["lower", "upper", "title", "keep"], rng)
+            text = {"lower": text.lower(), "upper": text.upper(), "title": text.title(),
+                    "keep": text}[case]
+            if text and len(text) <= MAX_RESPONSE_CHARS and follow_score(text, spec) < 1.0:
+                return text
+        raise RuntimeError(f"no wrong answer found for {problem.prompt!r}")
+
+
+def _observed(response: str, constraint: dict) -> str:
+    """What the judge notes of ``response`` for one constraint: "3 words", "has 'fig'"."""
+    kind = constraint["kind"]
+    if kind in ("max_words", "min_words"):
+        return f"{len(words(response))} words"
+    if kind == "max_chars":
+        return f"{len(response.strip())} chars"
+    if kind == "sentences":
+        return f"{constraint['n']} sentences"
+    if kind == "include":
+        return f"has '{constraint['word']}'"
+    if kind == "exclude":
+        return f"no '{constraint['word']}'"
+    return describe(constraint)

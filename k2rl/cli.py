@@ -22,6 +22,7 @@ sentence and exit with status 2, without a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -104,6 +105,11 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("--max-model-len", type=int, default=512,
                     help="the engine's longest sequence; longer judge prompts have their answers cut")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
+    ev.add_argument("--show", type=int, default=0, metavar="N",
+                    help="also print N judgments with the judge's own working and checks")
+    ev.add_argument("--log", default="critic-eval.log",
+                    help="where library warnings go (default critic-eval.log; -v: the terminal)")
+    ev.add_argument("-v", "--verbose", action="store_true", help="library warnings here")
     ev.set_defaults(func=cmd_critic_eval)
     return p
 
@@ -364,10 +370,11 @@ def run_pairs(run_dir: str) -> list:
 
 
 def cmd_critic_eval(args) -> int:
-    from critic.evaluate import evaluate_scorer, format_table
+    from critic.evaluate import evaluate_judge, format_judgments, format_table
     from critic.pairs import PairsError, read_pairs
     from critic.rubrics import RubricError, load_rubrics
-    from k2rl.self_critique import fitted_judge_text, standalone_scorer
+    from k2rl.loggers import quiet_terminal
+    from k2rl.self_critique import standalone_judge
 
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
@@ -376,13 +383,36 @@ def cmd_critic_eval(args) -> int:
         raise ConfigError(str(e)) from None
     if not Path(args.model, "config.json").exists():
         raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json)")
-    from k2rl.model import load_tokenizer
-
-    render = fitted_judge_text(load_tokenizer(args.model), args.max_model_len)
-    result = evaluate_scorer(pairs, rubrics, standalone_scorer(args.model, args.max_model_len),
-                             args.tie_margin, render)
+    log = Path(args.log).resolve()
+    with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose):
+        judge = standalone_judge(args.model, args.max_model_len)
+        result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
+    if args.show:
+        print()
+        print(format_judgments(pairs, judgments, args.show))
+    if not args.verbose:
+        print(f"(library warnings: {log})", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def stderr_to(path: Path, verbose: bool):
+    """The process's stderr (C-level writes included: vLLM's NUMA and Triton notices) appended
+    to `path`, unless verbose."""
+    if verbose:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "a") as f:
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 if __name__ == "__main__":

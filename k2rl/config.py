@@ -65,13 +65,11 @@ class ModelConfig:
     each as often as it is listed (default: the default tasks, once each). Arithmetic-v1 (the
     answer at once) needed two shares and still started at 5.5% held-out and ended at 9%;
     Arithmetic-v2's column working starts at 84% with one share (bench/README.md)."""
-    critic_demo_rate: float = 0.0
-    """Default model: share of warm-start sequences that are critic examples (k2rl/Chat-v1
-    prompts, a plain answer against a flattering, self-vouching or off-topic one, verdict
-    "A" or "B"), which teaches the judge's format and the chat rubrics before RL; 0: none.
-    Measured: 0.1 made the warm-start 2.3x as long (23 min against 10) and slowed RL's
-    tool-use gain (held-out 32.5-39% after 40 steps, against 100% without it), so the default
-    leaves the judge to the loop."""
+    critic_demo_rate: float = 0.1
+    """Default model: share of warm-start sequences that are scripted judgments (k2rl.sft):
+    on training-split prompts of the demo tasks that teach judging, the expert's answer against
+    a wrong one, with the judge's own working, a check line per answer and the verdict
+    (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
     dtype: str = "float32"

@@ -222,9 +222,12 @@ def evaluate(workers: WorkerGroup, requests: list[Request]
 
 def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
                         held: list[Request]) -> int:
-    """The critic's held-out pairs, drawn once from eval-split rollouts (k2rl.heldout)."""
-    groups = workers.rollout(heldout.critic_requests(cfg, held), 0)
-    return store_pairs(store, heldout.critic_pairs(groups, cfg.critic.eval_pairs), "heldout")
+    """The critic's held-out pairs, drawn once before the first step (k2rl.heldout): from
+    eval-split rollouts of the verifiable tasks, and made by the critic-rewarded tasks' envs."""
+    requests = heldout.critic_requests(cfg, held)
+    groups = workers.rollout(requests, 0)
+    pairs = heldout.critic_pairs(groups, cfg.critic.eval_pairs) + heldout.judged_pairs(requests)
+    return store_pairs(store, pairs, "heldout")
 
 
 def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[str, float]:

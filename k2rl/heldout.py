@@ -10,17 +10,23 @@
   temperature. The policy never trains on these prompts (eval split) and they are never
   harvested into the judge's training pairs, so `critic/accuracy` is measured on data the model
   has not seen in any role, and on the same pairs at every evaluation.
+- Held-out pairs of critic-rewarded tasks (`judged_pairs`): their rollouts have no verifier to
+  label them, so each eval-split prompt gives a reply made by the env's scripted expert (chat:
+  the item's fact) against wrong ones the env makes (a wrong fact, another item's fact,
+  praise or self-praise), labelled by the env's reference check, which is never a reward.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
 import gymnasium
+import numpy as np
 
 import envs  # noqa: F401  (registers the k2rl environments)
 from critic.pairs import Pair
 from k2rl.config import Config
 from k2rl.group import Group, Request
+from k2rl.self_critique import expert_transcript, harvest_group
 
 # Stop looking for more distinct problems after this many draws in a row gave none.
 PATIENCE = 500
@@ -97,11 +103,33 @@ def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
             for n, r in enumerate(picked[:cfg.critic.eval_prompts])]
 
 
+def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:
+    """Labelled pairs for the critic-rewarded tasks among `requests` (eval split): the
+    expert's reply against up to `per_prompt` distinct wrong replies, each checked by the
+    env's reference verifier (chosen scores 1, rejected under 1)."""
+    from rewards import get_reward
+
+    out = []
+    for r in requests:
+        env = gymnasium.make(r.env_id).unwrapped
+        if not (getattr(env, "judged", False) and type(env).teaches_judging()):
+            continue
+        env.hack_rate = 0.0  # the expert's reply is the plain answer
+        rng = np.random.default_rng([r.seed, 7])
+        obs, _ = env.reset(seed=r.seed, options={"split": "eval"})
+        chosen = expert_transcript(env, rng)
+        env.reset(seed=r.seed, options={"split": "eval"})
+        verify, answer = get_reward(env.reward_name), env.problem.answer
+        wrong = list(dict.fromkeys(env.rejected_response(rng) for _ in range(8 * per_prompt)))
+        wrong = [w for w in wrong if verify([w], [answer])[0] < 1.0][:per_prompt]
+        if verify([chosen], [answer])[0] >= 1.0:
+            out += [Pair(obs, chosen, w, env.task) for w in wrong]
+    return out
+
+
 def critic_pairs(groups: list[Group], n: int) -> list[Pair]:
     """Up to n labelled pairs from the verifiable groups with mixed outcomes, spread over as
     many prompts as there are (one pair per prompt in turn)."""
-    from k2rl.self_critique import harvest_group
-
     per_prompt = [harvest_group(g) for g in groups]
     out, i = [], 0
     while len(out) < n and any(i < len(ps) for ps in per_prompt):

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from critic.evaluate import evaluate_judge
+from critic.pairs import Pair, comparison_of
 from k2rl import distributed, engine, precision
 from k2rl.chat import pad_id, stop_ids
 from k2rl.colocate import Colocation
@@ -25,6 +27,7 @@ from k2rl.model import param_count
 from k2rl.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.registry import load_envs
 from k2rl.rollout import rollout
+from k2rl.self_critique import judge_examples, judge_groups, make_judge
 from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
@@ -40,7 +43,6 @@ class HybridWorker:
 
         from critic.rubrics import load_rubrics
         from k2rl.model import load_tokenizer
-        from k2rl.self_critique import fitted_judge_text
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)
@@ -73,7 +75,7 @@ class HybridWorker:
                            if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
-        self.judge_text = fitted_judge_text(self.tokenizer, cfg.rollout.max_model_len)
+        self.judge = make_judge(self.llm, self.tokenizer, cfg.rollout.max_model_len)
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -120,32 +122,31 @@ class HybridWorker:
 
     def judge(self, groups: list[Group]) -> list[Group]:
         """The critic-rewarded groups get their pairwise win rates (k2rl.self_critique)."""
-        from k2rl.self_critique import judge_groups, make_scorer
-
         c = self.cfg.critic
-        judge_groups(groups, make_scorer(self.llm, self.tokenizer), self.rubrics, c.tie_margin,
-                     c.opponents, self.judge_text)
+        judge_groups(groups, self.judge, self.rubrics, c.tie_margin, c.opponents)
         return groups
 
     def train(self, groups: list[Group], step: int, critic_pairs: list[dict] | None = None
               ) -> dict:
-        """One update: Kimi loss on `groups`, plus PTX and the critic's verdict loss on
-        `critic_pairs` (each in both orders) if on (None: off).
+        """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
+        if on (None: off): the judge first judges each pair with the engine, then trains on
+        its judgment in both orders (k2rl.self_critique.judge_examples).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
-        from critic.pairs import Pair, judge_examples
-        from k2rl.self_critique import judge_example_ids
-
+        start = time.perf_counter()
+        comparisons = [comparison_of(Pair(**p), self.rubrics) for p in critic_pairs or []]
+        judgments = self.judge(comparisons)
+        judge = judge_examples(self.tokenizer, comparisons, judgments)
+        judged = {"time/critic_refresh": time.perf_counter() - start}
+        if judgments:
+            judged["critic/train_agreed"] = float(np.mean([j.preference > 0.5 for j in judgments]))
         colocation = self.colocation.before_train(self._optimizers())
         t, c = self.cfg.train, self.cfg.critic
         if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration
             self.optimizers = make_optimizer(self.model, t)
         lr = lr_at(step, t, t.steps)
         set_lr(self.optimizers, lr)
-        examples = judge_examples([Pair(**p) for p in critic_pairs or []], self.rubrics,
-                                  self.judge_text)
-        judge = [judge_example_ids(self.tokenizer, e["prompt"], e["response"]) for e in examples]
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
         if not c.lr:  # the verdict NLL joins the policy loss
             aux["critic"] = (judge, c.weight, len(judge))
@@ -158,7 +159,7 @@ class HybridWorker:
             metrics["train_flops"] += flops
         seconds = time.perf_counter() - start
         metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9
-        return {**metrics, "lr": lr, **colocation}
+        return {**metrics, "lr": lr, **colocation, **judged}
 
     def sync(self) -> dict:
         """Push the trainer's weights into the engine (waking it first in GPU sleep mode)."""
@@ -170,15 +171,10 @@ class HybridWorker:
         return self.optimizers + ([self.critic_opt] if self.critic_opt else [])
 
     def critic_eval(self, pairs: list[dict]) -> dict:
-        """The policy as judge on labelled pairs, scored from the engine's log-probs."""
-        from critic.evaluate import evaluate_scorer
-        from critic.pairs import Pair
-        from k2rl.self_critique import make_scorer
-
-        result = evaluate_scorer([Pair(**p) for p in pairs], self.rubrics,
-                                 make_scorer(self.llm, self.tokenizer), 0.0, self.judge_text)
+        """The policy as judge on labelled pairs (its working, checks and verdicts)."""
+        result, _ = evaluate_judge([Pair(**p) for p in pairs], self.rubrics, self.judge, 0.0)
         by_task = {f"critic/{task}/{k}": float(result["by_task"][task][k])
-                   for task in result["by_task"] for k in ("accuracy", "n")}
+                   for task in result["by_task"] for k in ("accuracy", "n", "swap_consistency")}
         return {f"critic/{k}": float(v) for k, v in result.items()
                 if isinstance(v, (int, float))} | by_task  # accuracy and the like, and n
 

@@ -246,13 +246,14 @@ def ray_logging(cfg: Config, run_dir: Path) -> dict:
 
 
 @contextmanager
-def quiet_terminal(run_dir: Path, verbose: bool = False):
-    """The driver's library warnings and logging into RUN_DIR/driver.log (nothing changes when
-    verbose); k2rl's own prints, the progress bar and errors stay on the terminal."""
+def quiet_terminal(run_dir: Path, verbose: bool = False, name: str = DRIVER_LOG):
+    """The driver's library warnings and logging into RUN_DIR/driver.log (or `name`; nothing
+    changes when verbose); k2rl's own prints, the progress bar and errors stay on the
+    terminal."""
     if verbose:
         yield
         return
-    handler = _LazyFileHandler(run_dir / DRIVER_LOG, delay=True)  # no folder for a bad config
+    handler = _LazyFileHandler(run_dir / name, delay=True)  # no folder for a bad config
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     level = root.level

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import torch
 
+from critic.rubrics import load_rubrics
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 7  # bump when the build below changes meaning (7: v1 envs, arithmetic 0..49)
+RECIPE_VERSION = 8  # bump when the build below changes meaning (8: scripted judgments)
 # <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -92,8 +93,6 @@ def recipe(cfg: ModelConfig) -> dict:
     fields.pop("autocast")  # how RL computes: the warm-start is always fp32 (see default_model)
     fields.pop("attention")
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
-        from critic.rubrics import load_rubrics
-
         fields["rubrics"] = [r.text for r in load_rubrics()]
     return {"version": RECIPE_VERSION, **fields}
 

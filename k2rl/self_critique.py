@@ -1,153 +1,202 @@
 """The engine side of the self-critique rubric critic (K2 sec. 3.2.2): the policy as judge.
 
-critic/ holds the rubrics, the pairwise arithmetic, the pairs and the evaluation as pure logic;
-this module is everything of the critic that needs the model, its tokenizer or the run:
-- the judge's layout as token ids: a judge message (critic.judge.judge_text) in a user turn,
-  then the verdict's own turn (`<|critic|>`), whose first token is "A" or "B"; a message too
-  long for the engine has its answers (then its question) shortened, never the verdict's turn
-  (`fitted_judge_text`);
-- a scorer over the vLLM engine (`make_scorer`): the log-probs of "A" and "B" per message;
+critic/ holds the rubrics, the judge's conversation (critic.layout), the pairwise arithmetic,
+the pairs and the evaluation as pure logic; this module is everything of the critic that needs
+the model, its tokenizer or the run:
+- the judge's conversation as token ids (`open_ids`, `example_ids`): its own turns in the
+  `<|critic|>` role (the assistant's for a model without one);
+- the judge over the vLLM engine (`make_judge`): per step, one generate call writes the
+  judge's working for every question, one writes the check line of every answer, and one
+  scores every verdict in both orders from the log-probs of "A" and "B";
 - ranking a step's critic-rewarded groups by pairwise win rates (`judge_groups`);
-- the closed loop: labelled pairs harvested from verifiable groups into Redis, and judge
-  training pairs drawn from them (`harvest`, `store_pairs`, `training_pairs`);
-- the warm-start's critic examples (`critic_demonstration`).
+- the closed loop: labelled pairs harvested from verifiable groups into Redis, judge training
+  pairs drawn from them (`harvest`, `store_pairs`, `training_pairs`), and the judge's own text
+  on them as training examples where its verdict was right (`judge_examples`);
+- the warm-start's critic examples with scripted working and checks (`critic_demonstration`).
 
-A multi-turn response is shown to the judge as its turns joined by " | " (tool calls and
-observations included), so the judge can see how an answer was reached.
+The judge sees the question, the two transcripts and the rubrics, nothing else: no answer key,
+no verifier label, nothing computed from them. A multi-turn response is shown as its turns
+joined by " | " (tool calls and observations included), so the judge can see how an answer was
+reached.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
-from critic.judge import VERDICTS, Candidates, Render, judge_text, rank_groups
+from critic.judge import Candidates, Comparison, Judge, Judgment, rank_groups, verdict_from_logprobs
+from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, solve_messages,
+                           verdict_messages)
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
+from k2rl import engine
 from k2rl.chat import prompt_ids, text_ids, turn_ids
 from k2rl.group import Group, Trajectory
+
+# Most tokens the judge writes for its working and for one check line: the longest scripted
+# ones (a column working of 27 characters, three constraints checked in 48) fit with room.
+SOLVE_TOKENS = 48
+CHECK_TOKENS = 56
+CUT = "..."  # marks an answer shortened to fit the engine
+
+# generate(prompts, max_tokens, temperatures) -> [(token ids, log-probs), ...]
+Generate = Callable[[list[list[int]], list[int], list[float]], list[tuple[list[int], list[float]]]]
 
 # ---------------------------------------------------------------- the judge's layout
 
 
 def judge_role(tokenizer) -> str:
-    """The turn the judge's verdict is read from: <|critic|>, or <|assistant|> for a model
-    whose tokenizer has no critic role (an outside model evaluated with `k2rl critic eval`).
+    """The role of the judge's turns: critic, or assistant for a model whose tokenizer has no
+    critic role (an outside model evaluated with `k2rl critic eval`).
 
-    The verdict gets a turn of its own because, read as the assistant's first reply token,
-    training it leaked into the policy: after 20 updates at critic.lr 1e-3 the policy opened
-    93% of its arithmetic replies with "A" or "B" (12% of instruction replies at 2e-4).
+    The judge gets turns of its own because its verdict, read as the assistant's first reply
+    token, leaked into the policy when trained: after 20 updates at critic.lr 1e-3 the policy
+    opened 93% of its arithmetic replies with "A" or "B" (12% of instruction replies at 2e-4).
     """
     critic = tokenizer.convert_tokens_to_ids("<|critic|>")
     return "critic" if critic is not None and critic != tokenizer.unk_token_id else "assistant"
 
 
-def judge_prompt_ids(tokenizer, judge_text: str) -> list[int]:
-    """Token ids of a judge message (critic.judge.judge_text) up to the verdict's turn marker:
-    the user turn in the model's chat layout, then <|critic|> or the assistant's opening."""
+def _in_role(tokenizer, messages: list[dict]) -> list[dict]:
+    role = judge_role(tokenizer)
+    return [{**m, "role": role} if m["role"] == JUDGE else m for m in messages]
+
+
+def open_ids(tokenizer, messages: list[dict]) -> list[int]:
+    """Token ids of a judge conversation up to where the judge's next turn begins."""
     if judge_role(tokenizer) == "critic":
-        return turn_ids(tokenizer, judge_text) + [tokenizer.convert_tokens_to_ids("<|critic|>")]
-    return prompt_ids(tokenizer, judge_text)
+        return (turn_ids(tokenizer, _in_role(tokenizer, messages))
+                + [tokenizer.convert_tokens_to_ids("<|critic|>")])
+    return prompt_ids(tokenizer, _in_role(tokenizer, messages))
 
 
-def judge_example_ids(tokenizer, judge_text: str, verdict: str) -> tuple[list[int], list[int]]:
-    """(ids, mask) of one critic training example: the judge prompt, the verdict and <|eos|>;
-    the loss falls on the verdict and <|eos|> only."""
-    prompt = judge_prompt_ids(tokenizer, judge_text)
-    reply = text_ids(tokenizer, verdict) + [tokenizer.eos_token_id]
-    return prompt + reply, [0] * len(prompt) + [1] * len(reply)
+def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] = lambda i: True
+                ) -> tuple[list[int], list[int]]:
+    """(ids, mask) of a whole judgment (critic.layout.example_messages): the loss falls on the
+    judge's turns (their text and the end of turn) for which `trained(index)` holds."""
+    ids: list[int] = []
+    mask: list[int] = []
+    for i, m in enumerate(messages):
+        if m["role"] != JUDGE:
+            continue
+        head = open_ids(tokenizer, messages[:i])
+        if head[:len(ids)] != ids:
+            raise ValueError(f"the chat template of {tokenizer.name_or_path or 'this model'} does "
+                             "not render the judge's conversation as a prefix of its continuation")
+        reply = text_ids(tokenizer, m["content"]) + [tokenizer.eos_token_id]
+        mask += [0] * (len(head) - len(ids)) + [int(trained(i))] * len(reply)
+        ids = head + reply
+    return ids, mask
 
 
-CUT = "..."  # marks a shortened answer or question in a judge message
+def _cut(tokenizer, text: str, cap: int) -> str:
+    ids = text_ids(tokenizer, text)
+    return text if len(ids) <= cap else tokenizer.decode(ids[:max(cap, 0)]) + CUT
 
 
-def fitted_judge_text(tokenizer, max_len: int) -> Render:
-    """critic.judge.judge_text, with the answers (and, if that is not enough, the question too)
-    cut to the longest common length in tokens at which the judge prompt, its verdict and the
-    verdict's EOS fit `max_len` (the engine's max_model_len). The rubrics and the verdict's
-    turn are never cut; rubrics too long on their own are a ValueError."""
-    limit = max_len - 2  # the verdict token and the EOS after it
-    overhead = len(judge_prompt_ids(tokenizer, ""))
-
-    def fits(text: str) -> bool:  # tokens <= UTF-8 bytes for byte-level and char vocabularies
-        return overhead + len(text.encode()) <= limit or \
-            len(judge_prompt_ids(tokenizer, text)) <= limit
-
-    def cut(text: str, cap: int) -> str:
-        ids = text_ids(tokenizer, text)
-        return text if len(ids) <= cap else tokenizer.decode(ids[:cap]) + CUT
-
-    def largest_cap(render_at, longest: int) -> int | None:
-        """The largest cap in [0, longest] at which render_at(cap) fits, by bisection."""
-        if not fits(render_at(0)):
-            return None
-        lo, hi = 0, longest
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if fits(render_at(mid)) else (lo, mid - 1)
-        return lo
-
-    def render(prompt: str, a: str, b: str, rubrics: list[Rubric]) -> str:
-        text = judge_text(prompt, a, b, rubrics)
-        if fits(text):
-            return text
-        longest = max(len(text_ids(tokenizer, x)) for x in (prompt, a, b))
-        cap = largest_cap(lambda c: judge_text(prompt, cut(a, c), cut(b, c), rubrics), longest)
-        if cap is not None:
-            return judge_text(prompt, cut(a, cap), cut(b, cap), rubrics)
-        cap = largest_cap(lambda c: judge_text(cut(prompt, c), cut(a, c), cut(b, c), rubrics),
-                          longest)
-        if cap is None:
-            raise ValueError(f"the judge's rubrics alone do not fit rollout.max_model_len "
-                             f"{max_len}; raise it or use shorter rubrics")
-        return judge_text(cut(prompt, cap), cut(a, cap), cut(b, cap), rubrics)
-
-    return render
+def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> int:
+    """The most tokens an answer may keep so that a verdict prompt, its two checks and the
+    verdict fit `max_len`; a question and rubrics that leave no room are a ValueError."""
+    bare = len(open_ids(tokenizer, verdict_messages(prompt, rubrics, working, "", "", "", "")))
+    cap = (max_len - 2 - bare - 2 * CHECK_TOKENS) // 2
+    if cap < 4:
+        raise ValueError(f"the judge's rubrics and question ({bare} tokens) leave no room for "
+                         f"the answers in rollout.max_model_len {max_len}; raise it or use "
+                         "shorter rubrics")
+    return cap
 
 
-# ---------------------------------------------------------------- scoring with the engine
+def verdict_ids(tokenizer) -> list[int]:
+    """The ids of the two verdicts, each of which must be one token of the vocabulary."""
+    out = []
+    for v in VERDICTS:
+        ids = text_ids(tokenizer, v)
+        if len(ids) != 1:
+            raise ValueError(f"the tokenizer of {tokenizer.name_or_path or 'this model'} writes "
+                             f"the verdict {v!r} as {len(ids)} tokens; the judge reads one")
+        out += ids
+    return out
 
 
-def make_scorer(llm, tokenizer):
-    """score(texts) -> [(logp_A, logp_B), ...], one batched engine call per use."""
-    from k2rl import engine
+# ---------------------------------------------------------------- judging with the engine
 
-    choices = [text_ids(tokenizer, v)[0] for v in VERDICTS]  # what the tokenizer makes of them
 
-    def score(texts: list[str]) -> list[tuple[float, float]]:
-        if not texts:
+def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
+    """judge(comparisons) -> judgments, three batched engine calls per use (working, checks,
+    verdicts); the working and the checks are the engine's own tokens (`temperature` 0:
+    greedy)."""
+
+    def generate(prompts, max_tokens, temperatures):
+        return engine.generate(llm, prompts, max_tokens, temperatures)
+
+    def score(prompts):
+        return engine.choice_logprobs(llm, prompts, verdict_ids(tokenizer))
+
+    return judge_with(generate, score, tokenizer, max_len, temperature)
+
+
+def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[float]]],
+               tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
+    """The judge over any generate and verdict-score functions (the engine's: make_judge)."""
+
+    def write(prompts: list[list[int]], budget: int) -> list[str]:
+        outs = generate(prompts, [max(1, min(budget, max_len - len(p))) for p in prompts],
+                        [temperature] * len(prompts))
+        return [tokenizer.decode(ids, skip_special_tokens=True).strip() for ids, _ in outs]
+
+    def judge(comparisons: list[Comparison]) -> list[Judgment]:
+        if not comparisons:
             return []
-        rows = engine.choice_logprobs(llm, [judge_prompt_ids(tokenizer, t) for t in texts], choices)
-        return [(a, b) for a, b in rows]
+        # One working per question (its text and rubrics), one check per answer shown to it.
+        keys = [(c.prompt, tuple(r.text for r in c.rubrics)) for c in comparisons]
+        questions = dict(zip(keys, comparisons))
+        works = dict(zip(questions, write([open_ids(tokenizer, solve_messages(c.prompt, c.rubrics))
+                                           for c in questions.values()], SOLVE_TOKENS)))
+        caps = {q: answer_cap(tokenizer, max_len, c.prompt, c.rubrics, works[q])
+                for q, c in questions.items()}
+        shown = [(_cut(tokenizer, c.first, caps[q]), _cut(tokenizer, c.second, caps[q]))
+                 for q, c in zip(keys, comparisons)]
+        answers = {(q, x): c for q, c, xs in zip(keys, comparisons, shown) for x in xs}
+        checks = dict(zip(answers, write([open_ids(tokenizer, check_messages(
+            c.prompt, c.rubrics, works[q], x)) for (q, x), c in answers.items()], CHECK_TOKENS)))
+        prompts = []
+        for q, c, (a, b) in zip(keys, comparisons, shown):
+            w, ca, cb = works[q], checks[(q, a)], checks[(q, b)]
+            prompts += [open_ids(tokenizer, verdict_messages(c.prompt, c.rubrics, w, a, ca, b, cb)),
+                        open_ids(tokenizer, verdict_messages(c.prompt, c.rubrics, w, b, cb, a, ca))]
+        p = [verdict_from_logprobs(la, lb) for la, lb in score(prompts)]
+        return [Judgment(p[2 * k], p[2 * k + 1], works[q], (checks[(q, a)], checks[(q, b)]), (a, b))
+                for k, (q, (a, b)) in enumerate(zip(keys, shown))]
 
-    return score
+    return judge
 
 
-def standalone_scorer(model_dir: str, max_model_len: int = 512, threads: int = 2):
-    """An engine and scorer outside a run (for `k2rl critic eval`)."""
-    from k2rl import engine
-
-    engine.configure_env(threads, kv_cache_gib=1)
+def standalone_judge(model_dir: str, max_model_len: int = 512, threads: int = 2) -> Judge:
+    """An engine and judge outside a run (for `k2rl critic eval`)."""
     from k2rl.model import load_tokenizer
 
+    engine.configure_env(threads, kv_cache_gib=1)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
-    return make_scorer(llm, load_tokenizer(model_dir))
+    return make_judge(llm, load_tokenizer(model_dir), max_model_len)
 
 
 def response_text(traj: Trajectory) -> str:
     return " | ".join(m["content"] for m in traj.after_prompt)
 
 
-def judge_groups(groups: list[Group], score, rubrics: list[Rubric], tie_margin: float = 0.0,
-                 opponents: int | None = None, render: Render = judge_text) -> int:
+def judge_groups(groups: list[Group], judge: Judge, rubrics: list[Rubric],
+                 tie_margin: float = 0.0, opponents: int | None = None) -> int:
     """Set the `critic` reward of every judged trajectory of the finished critic-rewarded
-    groups to its pairwise win rate, in one batched engine call; returns how many groups were
-    judged. A truncated reply keeps its truncation penalty (it never finished).
+    groups to its pairwise win rate, in one batched use of the judge; returns how many groups
+    were judged. A truncated reply keeps its truncation penalty (it never finished).
     `opponents`: comparisons per response (critic.judge.pairs_in_group; None: all).
     """
     judged = [g for g in groups if len(g) > 1 and g.judged and not g.paused]
     if not judged:
         return 0
     rates = rank_groups([Candidates(g.prompt, [response_text(t) for t in g], g.task)
-                         for g in judged], rubrics, score, tie_margin, opponents, render)
+                         for g in judged], rubrics, judge, tie_margin, opponents)
     for g, rs in zip(judged, rates):
         for t, r in zip(g, rs):
             if t.judged and not t.truncated:
@@ -182,8 +231,8 @@ def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
 
 
 def training_pairs(store, n: int, rng: np.random.Generator) -> list[dict]:
-    """n train pairs drawn at random (a worker lays each out as two judge examples, one per
-    order: critic.pairs.judge_examples)."""
+    """n train pairs drawn at random (a worker judges each and trains on its judgment in both
+    orders: `judge_examples`)."""
     rows = store.pairs("train")
     if not rows:
         return []
@@ -195,22 +244,50 @@ def heldout_pairs(store, n: int) -> list[dict]:
     return store.pairs("heldout")[:n]
 
 
+def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment]
+                   ) -> list[tuple[list[int], list[int]]]:
+    """Training examples from the judge's own judgments of labelled pairs (chosen first):
+    each pair in both orders, with the loss on the right verdict always and on the judge's
+    own working and checks only where its verdict named the chosen answer (rejection-sampled
+    self-training: it learns from its reasoning where that reasoning led it right)."""
+    out = []
+    for c, j in zip(comparisons, judgments):
+        agreed = j.preference > 0.5
+        (a, b), (ca, cb) = j.shown, j.checks
+        last = len(example_messages(c.prompt, c.rubrics, j.working, a, ca, b, cb, VERDICTS[0])) - 1
+        for x, cx, y, cy, verdict in ((a, ca, b, cb, VERDICTS[0]), (b, cb, a, ca, VERDICTS[1])):
+            msgs = example_messages(c.prompt, c.rubrics, j.working, x, cx, y, cy, verdict)
+            out.append(example_ids(tokenizer, msgs, lambda i: agreed or i == last))
+    return out
+
+
 # ---------------------------------------------------------------- warm-start
+
+
+def expert_transcript(env, rng: np.random.Generator) -> str:
+    """The env's scripted expert playing the current episode to its end, as the judge sees a
+    response (its turns joined by " | ")."""
+    first = len(env.messages())
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.expert_action(rng))
+        done = terminated or truncated
+    return " | ".join(m["content"] for m in env.messages()[first:])
 
 
 def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
                          rubrics: list[Rubric]) -> tuple[list[int], list[int]]:
-    """(ids, mask) of one critic example for the warm-start (K2 bootstraps its critic on
-    preference data in SFT): a k2rl/Chat-v1 prompt (train split), its plain answer and a
-    flattering, self-vouching or off-topic one in a random order, and the verdict.
-
-    Only open-ended chat pairs: the verifiable tasks' pairs are left to the closed-loop refresh
-    during RL, so the judge has not seen any before it (measured with configs/critic.yaml: 60%
-    on a run's held-out verifiable pairs at the start, with a strong bias to the first answer).
-    """
+    """(ids, mask) of one scripted judgment for the warm-start (K2 bootstraps its critic in SFT)
+    on a training-split prompt of an env that teaches judging (envs.base.TextEnv.judge_*):
+    the expert's answer against a plausible wrong one in a random order, the env's scripted
+    working and check lines, and the verdict; the loss falls on all of the judge's turns.
+    The scripts read the answer key; at judging time every judge turn is the model's own."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
-    chosen, rejected = env.preference_pair(rng)
-    first = int(rng.integers(2))  # 0: chosen shown as A
-    a, b = (chosen, rejected) if first == 0 else (rejected, chosen)
-    text = judge_text(obs, a, b, rubrics_for(env.task, rubrics))
-    return judge_example_ids(tokenizer, text, VERDICTS[first])
+    good = expert_transcript(env, rng)
+    env.reset(seed=seed, options={"split": "train"})
+    bad, working = env.rejected_response(rng), env.judge_working()
+    first = int(rng.integers(2))  # 0: the expert's answer shown as A
+    (a, b) = (good, bad) if first == 0 else (bad, good)
+    msgs = example_messages(obs, rubrics_for(env.task, rubrics), working, a, env.judge_check(a),
+                            b, env.judge_check(b), VERDICTS[first])
+    return example_ids(tokenizer, msgs)

@@ -6,7 +6,9 @@ The calculator expert calls its tool only `model.tool_rate` of the time and gues
 so the warm-started policy is sometimes right: RL must find that the tool pays. With
 `model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
 the model learns to copy it (k2rl/Instructions-v0's `word_constraint`). With
-`model.critic_demo_rate`, some sequences are critic examples (k2rl.self_critique).
+`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.self_critique): an expert
+answer against a wrong one to a training-split prompt of a family that teaches judging, with the
+judge's working, its check of each answer and the verdict (critic.layout).
 """
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ import torch
 from tqdm import tqdm
 
 import envs  # noqa: F401  (registers the k2rl environments)
+from critic.rubrics import load_rubrics
 from k2rl.chat import observation_ids, prompt_ids, text_ids
 from k2rl.config import ModelConfig
 from k2rl.logprobs import collate, token_logp
+from k2rl.self_critique import critic_demonstration
 
 SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
 
@@ -29,6 +33,15 @@ def make_demo_envs(cfg: ModelConfig) -> list:
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate},
               "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
+
+
+def make_judge_envs(cfg: ModelConfig) -> list:
+    """The demo tasks' environments whose scripted experts also teach judging; in them the
+    calculator's expert always calls its tool and chat's never flatters (the right answers)."""
+    kwargs = {"k2rl/Calculator-v1": {"tool_rate": 1.0}, "k2rl/Chat-v1": {"hack_rate": 0.0}}
+    made = [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped
+            for env_id in dict.fromkeys(cfg.demo_tasks)]
+    return [env for env in made if type(env).teaches_judging()]
 
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
@@ -75,12 +88,9 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
     demo_envs = make_demo_envs(cfg)
-    chat, rubrics = None, []
+    judge_envs, rubrics = [], []
     if cfg.critic_demo_rate > 0:
-        from critic.rubrics import load_rubrics
-        from k2rl.self_critique import critic_demonstration
-
-        chat, rubrics = gymnasium.make("k2rl/Chat-v1").unwrapped, load_rubrics()
+        judge_envs, rubrics = make_judge_envs(cfg), load_rubrics()
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
     warmup = max(1, cfg.sft_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
@@ -89,8 +99,9 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     losses = []
     bar = tqdm(range(cfg.sft_steps), desc="warm-start", disable=not progress, mininterval=5, miniters=20)
     for step in bar:
-        seqs = [critic_demonstration(chat, tokenizer, int(rng.integers(2**31)), rng, rubrics)
-                if chat is not None and rng.random() < cfg.critic_demo_rate else
+        seqs = [critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
+                                     int(rng.integers(2**31)), rng, rubrics)
+                if judge_envs and rng.random() < cfg.critic_demo_rate else
                 demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                               int(rng.integers(2**31)), rng) for _ in range(cfg.sft_batch)]
         opt.zero_grad(set_to_none=True)

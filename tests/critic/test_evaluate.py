@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from critic.evaluate import evaluate, evaluate_scorer, format_table
+from critic.evaluate import brier, ece, evaluate, evaluate_judge, format_judgments, format_table
+from critic.judge import Judgment
 from critic.pairs import Pair
 from critic.rubrics import Rubric
 
@@ -15,7 +16,7 @@ PAIRS = [Pair("q1", "a", "b", "chat", "short"), Pair("q2", "a", "b", "chat"),
 # chosen shown as A (p_ab) and as B (p_ba: P(A better), A = rejected):
 #   q1: right both ways          -> combined 0.85, consistent
 #   q2: always says A            -> combined 0.5 (tie), A/B right, B/A wrong
-#   q3: wrong both ways          -> combined 0.2, consistent (on the wrong winner)
+#   q3: wrong both ways          -> combined 0.3, consistent (on the wrong winner)
 #   q4: weakly right, then tie   -> combined 0.56 (right at margin 0.05), not consistent
 P_AB = [0.9, 0.8, 0.3, 0.62]
 P_BA = [0.2, 0.8, 0.7, 0.5]
@@ -36,8 +37,11 @@ def test_breakdowns_by_task_and_rubric() -> None:
     assert set(r["by_task"]) == {"chat", "arithmetic", "(none)"}
     assert r["by_task"]["chat"]["n"] == 2 and r["by_task"]["chat"]["accuracy"] == 0.5
     assert r["by_task"]["arithmetic"]["accuracy"] == 0.0
-    assert r["by_rubric"]["short"] == {"n": 1, "accuracy": 1.0, "accuracy_ab": 1.0,
-                                       "accuracy_ba": 1.0, "swap_consistency": 1.0, "tie_rate": 0.0}
+    short = r["by_rubric"]["short"]
+    assert {k: short[k] for k in ("n", "accuracy", "accuracy_ab", "accuracy_ba",
+                                  "swap_consistency", "tie_rate")} == {
+        "n": 1, "accuracy": 1.0, "accuracy_ab": 1.0, "accuracy_ba": 1.0,
+        "swap_consistency": 1.0, "tie_rate": 0.0}
     assert r["by_rubric"]["(all)"]["n"] == 3
 
 
@@ -58,21 +62,42 @@ def test_bad_inputs_are_errors() -> None:
 def test_format_table_has_a_row_per_slice() -> None:
     table = format_table(evaluate(PAIRS, P_AB, P_BA, tie_margin=0.05))
     lines = table.splitlines()
-    assert lines[0].split() == ["slice", "n", "acc", "acc", "A/B", "acc", "B/A", "swap", "ties"]
-    assert lines[1].split() == ["all", "4", "50.0%", "75.0%", "25.0%", "50.0%", "25.0%"]
+    assert lines[0].split() == ["slice", "n", "acc", "acc", "A/B", "acc", "B/A", "consist.",
+                                "ties", "brier", "ece"]
+    assert lines[1].split()[:7] == ["all", "4", "50.0%", "75.0%", "25.0%", "50.0%", "25.0%"]
     assert any(line.startswith("task=arithmetic") for line in lines)
     assert any(line.startswith("rubric=short") for line in lines)
 
 
-def test_evaluate_scorer_makes_one_batched_call() -> None:
+def test_calibration_columns_on_known_verdicts() -> None:
+    r = evaluate(PAIRS, P_AB, P_BA, tie_margin=0.05)
+    p = [0.85, 0.5, 0.3, 0.56]  # combined P(chosen better) of q1..q4
+    assert r["brier"] == pytest.approx(sum((1 - x) ** 2 for x in p) / 4)
+    assert r["ece"] == pytest.approx(ece(p))
+    # A judge that is always sure and always right is perfectly calibrated; always sure and
+    # always wrong is the worst there is; an unsure judge has Brier 0.25.
+    assert brier([1.0, 1.0]) == 0.0 and ece([1.0, 1.0]) == 0.0
+    assert brier([0.0]) == 1.0 and ece([0.0]) == 1.0
+    assert brier([0.5, 0.5]) == 0.25
+    # 80% sure and right 4 times of 5: calibrated; right 2 times of 5: off by 0.4
+    assert ece([0.8] * 4 + [0.2]) == pytest.approx(0.0)
+    assert ece([0.8] * 2 + [0.2] * 3) == pytest.approx(0.4)
+
+
+def test_evaluate_judge_makes_one_batched_call_and_keeps_the_judgments() -> None:
     calls = []
 
-    def score(texts: list[str]) -> list[tuple[float, float]]:
-        calls.append(texts)
-        # Right every time: the chosen text "good" is the one after " A: " in even texts.
-        return [(0.0, -5.0) if " A: good " in t else (-5.0, 0.0) for t in texts]
+    def judge(comparisons):
+        calls.append(comparisons)
+        # Right every time: prefers the answer "good", whichever order it is shown in.
+        return [Judgment(0.9 if c.first == "good" else 0.1, 0.1 if c.first == "good" else 0.9,
+                         "mine", (f"{c.first}: yes", f"{c.second}: no")) for c in comparisons]
 
     pairs = [Pair("q", "good", "bad"), Pair("r", "good", "worse", "chat")]
-    r = evaluate_scorer(pairs, [Rubric("c", "core", "Clear.")], score, 0.05)
-    assert len(calls) == 1 and len(calls[0]) == 4
+    r, judgments = evaluate_judge(pairs, [Rubric("c", "core", "Clear.")], judge, 0.05)
+    assert len(calls) == 1 and len(calls[0]) == 2
+    assert [c.rubrics[0].name for c in calls[0]] == ["c", "c"]
     assert r["accuracy"] == r["swap_consistency"] == 1.0
+    shown = format_judgments(pairs, judgments, 1)
+    assert "judge's working: mine" in shown and "check:  good: yes" in shown
+    assert "[2]" not in shown  # only the first judgment

@@ -1,4 +1,5 @@
-"""Tests for pairwise judging: verdicts from log-probs, both orders, win rates, one batch."""
+"""Tests for pairwise judging: verdicts from log-probs, both orders, win rates, one batch,
+the judge's conversation (critic.layout)."""
 
 from __future__ import annotations
 
@@ -8,39 +9,49 @@ import math
 import pytest
 
 import critic.judge
-from critic.judge import (Candidates, both_orders, build_judge_requests, combine_orders,
-                          group_win_rates, judge_text, pairs_in_group, rank_groups,
-                          scatter_verdicts, verdict_from_logprobs)
+import critic.layout
+from critic.judge import (Candidates, Judgment, combine_orders, group_win_rates, pairs_in_group,
+                          rank_groups, verdict_from_logprobs)
+from critic.layout import (JUDGE, check_messages, example_messages, question_text,
+                           solve_messages, verdict_messages)
 from critic.rubrics import Rubric, load_rubrics
 
 RUBRICS = [Rubric("clear", "core", "Clear."), Rubric("concise", "task", "Concise.", ["chat"])]
 
 
-def parse(text: str) -> tuple[str, str]:
-    """The two answers of a judge text (test texts contain no ' A: ' or ' B: ' themselves)."""
-    a = text.split(" A: ", 1)[1]
-    a, b = a.split(" B: ", 1)
-    return a, b.removesuffix(" Better?")
+def judge_by(p_a_better, calls: list | None = None):
+    """A judge whose P(A better) for `x` shown as A against `y` is p_a_better(x, y)."""
+    def judge(comparisons):
+        if calls is not None:
+            calls.append(comparisons)
+        return [Judgment(p_a_better(c.first, c.second), p_a_better(c.second, c.first))
+                for c in comparisons]
+    return judge
 
 
-def prefers_longer(texts: list[str]) -> list[tuple[float, float]]:
-    out = []
-    for t in texts:
-        a, b = parse(t)
-        out.append((math.log(0.9), math.log(0.1)) if len(a) > len(b) else
-                   (math.log(0.1), math.log(0.9)) if len(b) > len(a) else (-1.0, -1.0))
-    return out
+def longer(a: str, b: str) -> float:
+    return 0.9 if len(a) > len(b) else 0.1 if len(b) > len(a) else 0.5
 
 
-def test_judge_text_is_compact_and_lists_the_criteria() -> None:
-    text = judge_text("47+38=", "85", "84", RUBRICS)
-    assert text == "Judge by: Clear; Concise. Q: 47+38= A: 85 B: 84 Better?"
-    assert judge_text("q", "a", "b", []) == "Q: q A: a B: b Better?"
+def test_the_judge_works_the_question_out_before_the_answers() -> None:
+    assert question_text("47+38=", RUBRICS) == "Judge by: Clear; Concise. Q: 47+38="
+    assert question_text("q", []) == "Q: q"
+    assert solve_messages("q", []) == [{"role": "user", "content": "Q: q"}]
+    check = check_messages("q", [], "mine", "x")
+    assert [m["role"] for m in check] == ["user", JUDGE, "user"] and check[-1]["content"] == "x"
+    verdict = verdict_messages("q", [], "mine", "x", "cx", "y", "cy")
+    # the check of the first answer is laid out exactly where it was written
+    assert verdict[:3] == check and [m["content"] for m in verdict[3:]] == [
+        "cx", "y", "cy", critic.layout.ASK]
+    assert example_messages("q", [], "mine", "x", "cx", "y", "cy", "B")[-1] == {
+        "role": JUDGE, "content": "B"}
+    with pytest.raises(ValueError, match="verdict"):
+        example_messages("q", [], "mine", "x", "cx", "y", "cy", "C")
 
 
-def test_builtin_judge_text_fits_the_default_model_context() -> None:
-    rubrics = [r for r in load_rubrics() if r.applies_to("arithmetic")]
-    assert len(judge_text("47+38=", "85", "84", rubrics)) < 200
+def test_builtin_rubrics_leave_room_in_the_default_model_context() -> None:
+    rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
+    assert len(question_text("List fruits. lowercase, max 3 words, include 'fig'.", rubrics)) < 240
 
 
 def test_verdict_is_a_softmax_over_the_two_tokens() -> None:
@@ -59,10 +70,6 @@ def test_verdict_within_tie_margin_is_a_tie() -> None:
         verdict_from_logprobs(0.0, 0.0, 0.7)
     with pytest.raises(ValueError, match="numbers"):
         verdict_from_logprobs(math.nan, 0.0, 0.0)
-
-
-def test_both_orders_swaps_every_comparison() -> None:
-    assert both_orders([("q", "x", "y")]) == [("q", "x", "y", False), ("q", "y", "x", True)]
 
 
 def test_combine_orders_cancels_position_bias() -> None:
@@ -93,28 +100,16 @@ def test_small_groups_and_missing_pairs() -> None:
         group_win_rates(3, {(0, 1): 0.9, (0, 2): 0.9})
 
 
-def test_requests_flatten_a_step_with_task_rubrics() -> None:
-    groups = [Candidates("hi", ["a", "bb", "ccc"], "chat"), Candidates("2+2=", ["4"], "arithmetic"),
-              Candidates("x", ["p", "q"])]
-    reqs = build_judge_requests(groups, RUBRICS)
-    assert [(r.group, r.i, r.j, r.swapped) for r in reqs] == [
-        (0, 0, 1, False), (0, 0, 1, True), (0, 0, 2, False), (0, 0, 2, True),
-        (0, 1, 2, False), (0, 1, 2, True), (2, 0, 1, False), (2, 0, 1, True)]
-    assert reqs[1].text == "Judge by: Clear; Concise. Q: hi A: bb B: a Better?"
-    assert reqs[6].text == "Judge by: Clear. Q: x A: p B: q Better?"  # no task: no task rubric
-
-
-def test_rank_groups_calls_the_scorer_once_per_step() -> None:
+def test_rank_groups_judges_a_step_in_one_call_with_task_rubrics() -> None:
     calls = []
-
-    def score(texts: list[str]) -> list[tuple[float, float]]:
-        calls.append(len(texts))
-        return prefers_longer(texts)
-
-    groups = [Candidates("q1", ["a", "ccc", "bb"]), Candidates("q2", ["xx", "y"]),
+    groups = [Candidates("q1", ["a", "ccc", "bb"], "chat"), Candidates("q2", ["xx", "y"]),
               Candidates("q3", ["only"])]
-    assert rank_groups(groups, RUBRICS, score, 0.05) == [[0.0, 1.0, 0.5], [1.0, 0.0], [0.5]]
-    assert calls == [8]
+    assert rank_groups(groups, RUBRICS, judge_by(longer, calls), 0.05) == [
+        [0.0, 1.0, 0.5], [1.0, 0.0], [0.5]]
+    assert len(calls) == 1 and [(c.prompt, c.first, c.second) for c in calls[0]] == [
+        ("q1", "a", "ccc"), ("q1", "a", "bb"), ("q1", "ccc", "bb"), ("q2", "xx", "y")]
+    assert [r.name for r in calls[0][0].rubrics] == ["clear", "concise"]
+    assert [r.name for r in calls[0][3].rubrics] == ["clear"]  # no task: no task rubric
 
 
 def test_opponents_pick_a_ring_of_comparisons_with_equal_counts() -> None:
@@ -136,16 +131,11 @@ def test_win_rates_with_opponents_count_each_response_s_own_games() -> None:
         group_win_rates(4, {**prefs, (0, 2): 0.9}, opponents=2)
 
 
-def test_rank_groups_with_opponents_judges_fewer_prompts() -> None:
+def test_rank_groups_with_opponents_judges_fewer_pairs() -> None:
     calls = []
-
-    def score(texts: list[str]) -> list[tuple[float, float]]:
-        calls.append(len(texts))
-        return prefers_longer(texts)
-
     group = Candidates("q", ["a" * n for n in (3, 1, 4, 2, 5, 6, 8, 7)])
-    rates = rank_groups([group], RUBRICS, score, 0.0, opponents=2)[0]
-    assert calls == [16]  # 8 comparisons, both orders (every pair: 56 prompts)
+    rates = rank_groups([group], RUBRICS, judge_by(longer, calls), 0.0, opponents=2)[0]
+    assert len(calls[0]) == 8  # 8 comparisons, each in both orders (every pair: 28)
     # With the longest-wins judge, a response's rate is the share of its two ring
     # neighbours that are shorter.
     lengths = [len(r) for r in group.responses]
@@ -153,45 +143,34 @@ def test_rank_groups_with_opponents_judges_fewer_prompts() -> None:
     assert rates == expected
 
 
-def test_a_scorer_that_always_says_a_gives_only_ties() -> None:
-    def always_a(texts: list[str]) -> list[tuple[float, float]]:
-        return [(math.log(0.8), math.log(0.2))] * len(texts)
-
+def test_a_judge_that_always_says_a_gives_only_ties() -> None:
     four = [Candidates("q", ["a", "bb", "ccc", "d"])]
-    assert rank_groups(four, RUBRICS, always_a, 0.0) == [[0.5] * 4]
+    assert rank_groups(four, RUBRICS, judge_by(lambda a, b: 0.8), 0.0) == [[0.5] * 4]
 
 
-def test_no_comparison_does_not_call_the_scorer() -> None:
-    def never(texts: list[str]) -> list[tuple[float, float]]:
+def test_no_comparison_does_not_call_the_judge() -> None:
+    def never(comparisons):
         raise AssertionError("called")
 
     lonely = [Candidates("q", ["a"]), Candidates("r", [])]
     assert rank_groups(lonely, RUBRICS, never, 0.0) == [[0.5], []]
 
 
-def test_scatter_rejects_mismatched_scores() -> None:
-    groups = [Candidates("q", ["a", "b"])]
-    reqs = build_judge_requests(groups, RUBRICS)
-    with pytest.raises(ValueError, match="2 judge requests but 1 scores"):
-        scatter_verdicts(reqs, [(0.0, 0.0)], [2])
-    with pytest.raises(ValueError, match="one order only"):
-        scatter_verdicts(reqs[:1], [(0.0, 0.0)], [2])
+def test_rank_groups_rejects_a_judge_that_loses_comparisons() -> None:
+    with pytest.raises(ValueError, match="1 comparisons but 0 judgments"):
+        rank_groups([Candidates("q", ["a", "b"])], RUBRICS, lambda cs: [], 0.0)
 
 
 def test_doctests_pass() -> None:
     assert doctest.testmod(critic.judge).failed == 0
+    assert doctest.testmod(critic.layout).failed == 0
 
 
 # --------------------------------------------------------------------------- reward hacking guard
 
 
-def flattered(texts):
-    """A judge that falls for flattery: prefers whichever answer is longer."""
-    out = []
-    for t in texts:
-        a, b = t.removesuffix(" Better?").split(" A: ", 1)[1].split(" B: ")
-        out.append((0.0, -1.0) if len(a) > len(b) else (-1.0, 0.0))
-    return out
+# A judge that falls for flattery: prefers whichever answer is longer.
+flattered = judge_by(lambda a, b: 0.73 if len(a) > len(b) else 0.27)
 
 
 @pytest.mark.parametrize("hacked", [

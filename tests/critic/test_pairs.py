@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from critic.pairs import (Pair, PairsError, judge_examples, pairs_from_group, read_pairs,
+from critic.pairs import (Pair, PairsError, comparison_of, pairs_from_group, read_pairs,
                           split_of_pair, write_pairs)
 from critic.rubrics import Rubric, RubricError
 
@@ -85,14 +85,11 @@ def test_split_is_by_prompt_and_about_a_fifth_heldout() -> None:
     assert 0.15 < len(heldout) / len(prompts) < 0.25
 
 
-def test_judge_examples_are_ptx_rows_in_both_orders() -> None:
-    rows = judge_examples([Pair("hi", "Hello.", "Great question!", "chat")], RUBRICS)
-    assert rows == [
-        {"prompt": "Judge by: Clear; Short. Q: hi A: Hello. B: Great question! Better?",
-         "response": "A"},
-        {"prompt": "Judge by: Clear; Short. Q: hi A: Great question! B: Hello. Better?",
-         "response": "B"}]
-    named = judge_examples([Pair("hi", "a", "b", "chat", "short")], RUBRICS)
-    assert named[0]["prompt"].startswith("Judge by: Short. Q:")
+def test_a_pair_is_judged_chosen_first_by_its_rubrics() -> None:
+    c = comparison_of(Pair("hi", "Hello.", "Great question!", "chat"), RUBRICS)
+    assert (c.prompt, c.first, c.second, c.task) == ("hi", "Hello.", "Great question!", "chat")
+    assert [r.name for r in c.rubrics] == ["clear", "short"]
+    named = comparison_of(Pair("hi", "a", "b", "chat", "short"), RUBRICS)
+    assert [r.name for r in named.rubrics] == ["short"]
     with pytest.raises(RubricError, match="unknown rubric 'shrt'"):
-        judge_examples([Pair("hi", "a", "b", "chat", "shrt")], RUBRICS)
+        comparison_of(Pair("hi", "a", "b", "chat", "shrt"), RUBRICS)

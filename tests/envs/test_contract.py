@@ -230,3 +230,37 @@ def test_expert_solves_every_episode_within_budget(env_id: str) -> None:
         assert len(actions) <= c.max_turns
         # Character-level tokens: each turn's characters plus its end-of-turn token.
         assert sum(len(action) + 1 for action in actions) <= env.budget, actions
+
+
+JUDGE_TEACHERS = [env_id for env_id in K2RL_ENV_IDS
+                  if type(gymnasium.make(env_id).unwrapped).teaches_judging()]
+
+
+def test_the_default_families_teach_judging() -> None:
+    assert {"k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v0",
+            "k2rl/Chat-v1"} <= set(JUDGE_TEACHERS)
+
+
+@pytest.mark.parametrize("env_id", JUDGE_TEACHERS)
+def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
+    """The judge's scripted expert (warm-start data only): its check of the expert's answer
+    says yes, its check of a wrong answer says no, and the wrong answer really is wrong."""
+    from k2rl.self_critique import expert_transcript
+    from rewards import get_reward
+
+    env = gymnasium.make(env_id).unwrapped
+    for name, value in (("tool_rate", 1.0), ("hack_rate", 0.0)):
+        if hasattr(env, name):
+            setattr(env, name, value)
+    verify = get_reward(env.reward_name)
+    rng = np.random.default_rng(0)
+    for seed in range(60):
+        env.reset(seed=seed)
+        good = expert_transcript(env, rng)
+        env.reset(seed=seed)
+        bad = env.rejected_response(rng)
+        assert env.judge_working()
+        assert env.judge_check(good).endswith(": yes"), (good, env.judge_check(good))
+        assert env.judge_check(bad).endswith(": no"), (bad, env.judge_check(bad))
+        final = bad.rsplit(" | ", 1)[-1]
+        assert verify([final], [env.problem.answer])[0] < 1.0, bad

@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from critic.judge import Judgment
 from k2rl import cli, self_critique
 from k2rl.model import build_tokenizer
 
@@ -20,28 +21,30 @@ def pairs_file(tmp_path):
 
 
 def shorter_answer_wins(model_dir, max_model_len):
-    """A judge that prefers the shorter first answer: right on arithmetic, wrong on tool use."""
-    def score(texts):
-        out = []
-        for t in texts:
-            a, b = t.split(" A: ")[1].split(" B: ")
-            b = b.removesuffix(" Better?")
-            out.append((0.0, -3.0) if len(a) < len(b) else (-3.0, 0.0))
-        return out
-    return score
+    """A judge that prefers the shorter answer: right on arithmetic, wrong on tool use."""
+    def judge(comparisons):
+        return [Judgment(0.95 if len(c.first) < len(c.second) else 0.05,
+                         0.95 if len(c.second) < len(c.first) else 0.05, f"work on {c.prompt}",
+                         (f"check {c.first}", f"check {c.second}")) for c in comparisons]
+    return judge
 
 
-def test_eval_reports_known_accuracy(pairs_file, monkeypatch, capsys):
-    monkeypatch.setattr(self_critique, "standalone_scorer", shorter_answer_wins)
-    args = ["critic", "eval", "--model", str(pairs_file.parent / "model"), "--pairs", str(pairs_file)]
+def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(self_critique, "standalone_judge", shorter_answer_wins)
+    args = ["critic", "eval", "--model", str(pairs_file.parent / "model"), "--pairs",
+            str(pairs_file), "--log", str(tmp_path / "eval.log")]
     assert cli.main(args + ["--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["n"] == 3 and result["accuracy"] == pytest.approx(2 / 3)
     assert result["by_task"]["arithmetic"]["accuracy"] == 1.0
     assert result["by_task"]["tool_use"]["accuracy"] == 0.0
     assert result["swap_consistency"] == 1.0 and result["tie_rate"] == 0.0
-    assert cli.main(args) == 0
-    assert "task=tool_use" in capsys.readouterr().out
+    assert result["brier"] == pytest.approx((2 * 0.05 ** 2 + 0.95 ** 2) / 3)
+    assert cli.main(args + ["--show", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "task=tool_use" in out and "consist." in out and "brier" in out
+    assert "judge's working: work on 2+2=" in out and "check:  check 44" in out
+    assert "[2]" in out and "[3]" not in out
 
 
 def test_bad_pairs_files_are_one_line_errors(tmp_path, capsys):

@@ -81,3 +81,25 @@ def test_critic_pairs_come_from_verifiable_mixed_groups_spread_over_prompts():
     assert [p.prompt for p in pairs] == ["1+1=", "2+2=", "1+1=", "2+2="]
     right = {"1+1=": {"r0"}, "2+2=": {"r0", "r1"}}
     assert all(p.chosen in right[p.prompt] and p.rejected not in right[p.prompt] for p in pairs)
+
+
+def test_chat_joins_the_held_out_pairs_labelled_by_its_reference_check():
+    from envs.base import split_of
+    from k2rl.heldout import judged_pairs
+    from rewards import get_reward
+
+    reqs = [Request("k2rl/Chat-v1", s, 56, "eval", i) for i, s in enumerate(range(12))]
+    reqs += [Request("k2rl/Arithmetic-v2", 0, 32, "eval", 12)]  # verifiable: not made here
+    pairs = judged_pairs(reqs)
+    assert len(pairs) == 36 and {p.task for p in pairs} == {"chat"}
+    verify, env, kinds = get_reward("chat_reference"), gymnasium.make("k2rl/Chat-v1").unwrapped, set()
+    for r in reqs[:12]:
+        obs, info = env.reset(seed=r.seed, options={"split": "eval"})
+        assert split_of(info["prompt_id"]) == "eval"  # items never trained on
+        mine = [p for p in pairs if p.prompt == obs]
+        assert len(mine) >= 3 and all(p.chosen == env.problem.answer for p in mine)  # the fact
+        for p in mine:
+            assert verify([p.chosen], [env.problem.answer]) == [1.0]
+            assert verify([p.rejected], [env.problem.answer]) == [0.0]
+            kinds.add("praise" if env.problem.answer in p.rejected else "fact")
+    assert kinds == {"praise", "fact"}  # flattering and wrong-fact replies both occur

@@ -143,21 +143,25 @@ def test_a_bf16_trainer_takes_pi_old_from_its_own_first_pass(worker):
     assert metrics["train_gflops_per_s"] > 0
 
 
-def test_judge_scores_come_from_the_engine_and_match_the_trainer(worker):
-    """log p("A"), log p("B") as the judge's next token: engine (logprob_token_ids) == trainer."""
-    from critic.judge import VERDICTS
-    from k2rl.self_critique import judge_prompt_ids, make_scorer
+def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
+    """The judge's verdict log-probs after its own working and checks: engine == trainer."""
+    from critic.judge import Comparison
+    from critic.layout import verdict_messages
+    from k2rl.self_critique import open_ids, verdict_ids
 
     worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
-    texts = ["Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?", "Q: 9*9= A: 80 B: 81 Better?"]
-    scores = make_scorer(worker.llm, worker.tokenizer)(texts)
-    ids = [worker.tokenizer.convert_tokens_to_ids(v) for v in VERDICTS]
-    for text, (la, lb) in zip(texts, scores):
+    rubrics = tuple(worker.rubrics[:1])
+    c = Comparison("2+2=", "4", "5", rubrics, "arithmetic")
+    j = worker.judge([c])[0]
+    assert j.working and all(j.checks)  # what the engine wrote
+    ids = verdict_ids(worker.tokenizer)
+    for (a, ca, b, cb), p in (((j.shown[0], j.checks[0], j.shown[1], j.checks[1]), j.p_ab),
+                              ((j.shown[1], j.checks[1], j.shown[0], j.checks[0]), j.p_ba)):
+        prompt = open_ids(worker.tokenizer, verdict_messages("2+2=", rubrics, j.working, a, ca, b, cb))
         with torch.no_grad():
-            logits = worker.model(torch.tensor([judge_prompt_ids(worker.tokenizer, text)])).logits[0, -1]
+            logits = worker.model(torch.tensor([prompt])).logits[0, -1]
         logp = torch.log_softmax(logits, -1)
-        assert la == pytest.approx(logp[ids[0]].item(), abs=1e-4)
-        assert lb == pytest.approx(logp[ids[1]].item(), abs=1e-4)
+        assert p == pytest.approx(torch.softmax(logp[ids], -1)[0].item(), abs=1e-4)
 
 
 def test_critic_eval_and_verdict_loss_in_the_update(worker):
@@ -168,7 +172,8 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     assert result["critic/arithmetic/accuracy"] == result["critic/accuracy"]
     groups = worker.rollout(requests(k=2), 3)
     metrics = worker.train(groups, step=2, critic_pairs=pairs)
-    assert metrics["critic_loss"] > 0
+    assert metrics["critic_loss"] > 0 and 0.0 <= metrics["critic/train_agreed"] <= 1.0
+    assert result["critic/brier"] >= 0 and "critic/arithmetic/swap_consistency" in result
     assert metrics["train_flops"] > 0 and metrics["train_gflops_per_s"] > 0
 
 

@@ -44,21 +44,20 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
     assert (Path(a) / "recipe.json").exists() and (Path(a) / "tokenizer.json").exists()
 
 
-def test_the_verdict_has_its_own_turn_and_falls_back_to_the_assistant_s():
-    from k2rl.self_critique import judge_example_ids, judge_prompt_ids, judge_role
+def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
+    from k2rl.self_critique import judge_role, open_ids
 
     tok = build_tokenizer()
     assert judge_role(tok) == "critic"
-    ids = judge_prompt_ids(tok, "Q: 1+1= A: 2 B: 3 Better?")
-    assert tok.decode(ids) == "<|user|>Q: 1+1= A: 2 B: 3 Better?<|eos|><|critic|>"
+    msgs = [{"role": "user", "content": "Q: 1+1="}, {"role": "judge", "content": "1+1=2"},
+            {"role": "user", "content": "2"}]
+    ids = open_ids(tok, msgs)
+    assert tok.decode(ids) == "<|user|>Q: 1+1=<|eos|><|critic|>1+1=2<|eos|><|user|>2<|eos|><|critic|>"
     assert tok.convert_tokens_to_ids("<|assistant|>") not in ids  # a policy reply never starts here
-    full, mask = judge_example_ids(tok, "Q: 1+1= A: 2 B: 3 Better?", "A")
-    assert full[:len(ids)] == ids and full[len(ids):] == [tok.convert_tokens_to_ids("A"), tok.eos_token_id]
-    assert mask == [0] * len(ids) + [1, 1]
 
 
 def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
-    from k2rl.self_critique import judge_prompt_ids, judge_role
+    from k2rl.self_critique import judge_role, open_ids
 
     tok = build_tokenizer()
     old = tok.convert_tokens_to_ids
@@ -78,13 +77,15 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
 
     other = NoCritic()
     assert judge_role(other) == "assistant"
-    assert judge_prompt_ids(other, "x")[-1] == tok.convert_tokens_to_ids("<|assistant|>")
+    msgs = [{"role": "user", "content": "x"}, {"role": "judge", "content": "w"}]
+    assert tok.decode(open_ids(other, msgs)) == (
+        "<|user|>x<|eos|><|assistant|>w<|eos|><|assistant|>")
 
 
 def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
     from k2rl.model import recipe
 
-    assert "rubrics" not in recipe(ModelConfig(**TINY))
+    assert "rubrics" not in recipe(ModelConfig(**{**TINY, "critic_demo_rate": 0.0}))
     quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
     assert "No praise of the question." in quoted  # editing a rubric makes a new model
 

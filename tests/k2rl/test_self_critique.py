@@ -1,20 +1,37 @@
-"""The engine side of the critic (k2rl.self_critique): judging critic-rewarded groups, the
-closed-loop refresh (pairs from verifiable groups, split by prompt, judge examples) and the
-warm-start's critic examples. Logic only: the scorer is a stand-in."""
+"""The engine side of the critic (k2rl.self_critique): the judge's conversation as ids, judging
+critic-rewarded groups, the closed-loop refresh (pairs from verifiable groups, the judge's own
+text as training examples where it was right), the warm-start's scripted judgments, and that
+the judge never sees an answer key. Logic with stand-in engines, and one real engine."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium
-import pytest
 import numpy as np
+import pytest
 
 import envs  # noqa: F401
-from critic.pairs import Pair, judge_examples
-from critic.rubrics import load_rubrics
+from critic.judge import Comparison, Judgment
+from critic.layout import JUDGE, VERDICTS, example_messages
+from critic.pairs import Pair, comparison_of
+from critic.rubrics import Rubric, load_rubrics
+from envs.arithmetic import WorkedArithmeticEnv
+from envs.base import Problem
+from envs.chat import ChatEnv, ChatProblem
 from k2rl.group import Group, Request, Status, Trajectory
 from k2rl.model import build_tokenizer
 from k2rl.rollout import rollout
-from k2rl.self_critique import (critic_demonstration, harvest, judge_groups, response_text,
-                                store_pairs, training_pairs)
+from k2rl.self_critique import (CUT, answer_cap, critic_demonstration, example_ids, harvest,
+                                judge_examples, judge_groups, judge_with, open_ids,
+                                response_text, store_pairs, training_pairs, verdict_ids)
+from k2rl.sft import make_judge_envs
+from k2rl.config import ModelConfig
 
 TOK = build_tokenizer()
+ROOT = Path(__file__).resolve().parents[2]
+RUBRICS = [Rubric("c", "core", "Correct.")]
 
 
 def fixed_replies(replies):
@@ -27,6 +44,128 @@ def fixed_replies(replies):
     return generate
 
 
+class StandIn:
+    """An engine stand-in that records every prompt it is given: generate writes `<n>` for the
+    n-th sequence it is asked to write; score prefers A when the check after the first answer
+    says "yes"."""
+
+    def __init__(self):
+        self.generated, self.scored, self.calls = [], [], []
+
+    def generate(self, prompts, max_tokens, temperatures):
+        self.calls.append(("generate", len(prompts)))
+        outs = []
+        for p in prompts:
+            self.generated.append(p)
+            ids = TOK.encode(f"<{len(self.generated)}> yes" if "A: good" in TOK.decode(p) else
+                             f"<{len(self.generated)}>", add_special_tokens=False)
+            outs.append((ids + [TOK.eos_token_id], [0.0] * (len(ids) + 1)))
+        return outs
+
+    def score(self, prompts):
+        self.calls.append(("score", len(prompts)))
+        self.scored += prompts
+        first_check = [TOK.decode(p).split("<|critic|>")[2].split("<|eos|>")[0] for p in prompts]
+        return [[0.0, -2.0] if c.endswith("yes") else [-2.0, 0.0] for c in first_check]
+
+
+def test_the_judge_writes_working_then_checks_then_scores_verdicts_in_three_calls():
+    fake = StandIn()
+    judge = judge_with(fake.generate, fake.score, TOK, 512)
+    comparisons = [Comparison("2+2=", "A: good", "bad", tuple(RUBRICS), "arithmetic"),
+                   Comparison("2+2=", "bad", "other", tuple(RUBRICS), "arithmetic"),
+                   Comparison("3+3=", "x", "y", tuple(RUBRICS))]
+    out = judge(comparisons)
+    assert fake.calls == [("generate", 2), ("generate", 5), ("score", 6)]
+    # one working per question, one check per distinct answer, written by the "engine"
+    assert [j.working for j in out] == ["<1>", "<1>", "<2>"]
+    assert out[0].checks == ("<3> yes", "<4>") and out[1].checks == ("<4>", "<5>")
+    solve = TOK.decode(fake.generated[0])
+    assert solve == "<|user|>Judge by: Correct. Q: 2+2=<|eos|><|critic|>"
+    check = TOK.decode(fake.generated[2])
+    assert check == solve + "<1><|eos|><|user|>A: good<|eos|><|critic|>"
+    # both orders reuse the same check text, and end with the question and the critic's turn
+    ab, ba = TOK.decode(fake.scored[0]), TOK.decode(fake.scored[1])
+    assert ab.endswith("<|user|>Better: A (first) or B (second)?<|eos|><|critic|>")
+    assert "A: good<|eos|><|critic|><3> yes<|eos|><|user|>bad<|eos|><|critic|><4><|eos|>" in ab
+    assert "bad<|eos|><|critic|><4><|eos|><|user|>A: good<|eos|><|critic|><3> yes<|eos|>" in ba
+    assert out[0].p_ab > 0.5 and out[0].p_ba < 0.5 and out[0].preference > 0.8
+    assert judge([]) == [] and len(fake.calls) == 3  # nothing to judge: no engine call
+
+
+def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdict():
+    fake = StandIn()
+    judge = judge_with(fake.generate, fake.score, TOK, 320)
+    out = judge([Comparison("2+2=", "four " * 200, "5", tuple(RUBRICS))])
+    assert out[0].shown[0].endswith(CUT) and out[0].shown[1] == "5"
+    assert all(len(p) <= 320 - 2 for p in fake.scored)  # room for the verdict and its EOS
+    assert "Q: 2+2=" in TOK.decode(fake.scored[0])
+    assert answer_cap(TOK, 512, "2+2=", RUBRICS, "1+1=2") > 100
+    with pytest.raises(ValueError, match="no room for the answers"):
+        answer_cap(TOK, 64, "2+2=", [Rubric("c", "core", "Correct. " * 12)], "")
+
+
+def test_the_longest_default_prompts_leave_room_for_whole_answers():
+    rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
+    prompt = "List fruits. min 3 words, uppercase, include 'mango'."
+    working = "min 3 words, uppercase, include 'mango'"
+    budget = gymnasium.make("k2rl/Instructions-v0").unwrapped.budget
+    assert answer_cap(TOK, 512, prompt, rubrics, working) >= budget  # no reply is ever cut
+
+
+def test_verdicts_must_be_one_token_each():
+    assert verdict_ids(TOK) == [TOK.convert_tokens_to_ids("A"), TOK.convert_tokens_to_ids("B")]
+
+    class TwoTokenA:
+        name_or_path = "odd-model"
+
+        def encode(self, text, add_special_tokens=False):
+            return [1, 2] if text == "A" else [3]
+
+    with pytest.raises(ValueError, match="odd-model writes the verdict 'A' as 2 tokens"):
+        verdict_ids(TwoTokenA())
+
+
+def test_example_ids_put_the_loss_on_the_judge_s_turns_only():
+    msgs = example_messages("2+2=", RUBRICS, "2+2=4", "4", "4 vs 4: yes", "5", "5 vs 4: no", "A")
+    ids, mask = example_ids(TOK, msgs)
+    assert TOK.decode(ids) == TOK.decode(open_ids(TOK, msgs[:-1])) + "A<|eos|>"
+    trained = TOK.decode([i for i, m in zip(ids, mask) if m])
+    assert trained == "2+2=4<|eos|>4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"
+    ids2, mask2 = example_ids(TOK, msgs, lambda i: i == len(msgs) - 1)
+    assert ids2 == ids and TOK.decode([i for i, m in zip(ids2, mask2) if m]) == "A<|eos|>"
+
+
+def test_a_model_without_a_critic_role_is_judged_in_its_assistant_turns():
+    from tests.k2rl.fixtures import chatml_tokenizer
+
+    tok = chatml_tokenizer()
+    msgs = example_messages("2+2=", RUBRICS, "4", "4", "yes", "5", "no", "B")
+    ids, mask = example_ids(tok, msgs)
+    text = tok.decode(ids)
+    assert text.count("<|im_start|>assistant") == 4 and "critic" not in text
+    trained = tok.decode([i for i, m in zip(ids, mask) if m])
+    assert trained.replace("<|im_end|>", "|") == "4|yes|no|B|"
+
+
+def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
+    c = comparison_of(Pair("2+2=", "4", "5", "arithmetic"), load_rubrics())
+    right = Judgment(0.9, 0.2, "2+2=4", ("4 vs 4: yes", "5 vs 4: no"), ("4", "5"))
+    wrong = Judgment(0.3, 0.8, "2+2=5", ("4 vs 5: no", "5 vs 5: yes"), ("4", "5"))
+    (r_ab, r_ba), (w_ab, w_ba) = (judge_examples(TOK, [c], [j]) for j in (right, wrong))
+    for ids, mask in (r_ab, r_ba, w_ab, w_ba):
+        assert len(ids) == len(mask)
+
+    def trained(ex):
+        return TOK.decode([i for i, m in zip(*ex) if m])
+
+    assert trained(r_ab) == "2+2=4<|eos|>4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"
+    assert trained(r_ba) == "2+2=4<|eos|>5 vs 4: no<|eos|>4 vs 4: yes<|eos|>B<|eos|>"
+    # a wrong judgment teaches the right verdict only, never its own wrong working
+    assert trained(w_ab) == "A<|eos|>" and trained(w_ba) == "B<|eos|>"
+    assert "2+2=5" in TOK.decode(w_ab[0])
+
+
 def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     env = gymnasium.make("k2rl/Chat-v1").unwrapped
     env.reset(seed=2)
@@ -37,13 +176,13 @@ def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     assert chat.judged and all(t.judged for t in chat) and not any(t.judged for t in arith)
     calls = []
 
-    def neutral(texts):  # a judge with no opinion: only the guards decide
-        calls.append(len(texts))
-        return [(-0.7, -0.7)] * len(texts)
+    def neutral(comparisons):  # a judge with no opinion: only the guards decide
+        calls.append(len(comparisons))
+        return [Judgment(0.5, 0.5)] * len(comparisons)
 
     before = [t.reward for t in arith]
     assert judge_groups([chat, arith], neutral, load_rubrics()) == 1
-    assert calls == [2 * 6]  # one engine call: 6 pairs of a group of 4, both orders
+    assert calls == [6]  # one call: the 6 pairs of a group of 4
     rewards = [t.reward for t in chat]
     # the two guard-breakers lose to the two clean replies and tie with each other
     assert rewards == [2.5 / 3, 0.5 / 3, 0.5 / 3, 2.5 / 3]
@@ -52,26 +191,89 @@ def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     assert [t.reward for t in arith] == before and not any("critic" in t.rewards for t in arith)
 
 
-def test_warm_start_critic_examples_are_chat_preference_pairs_in_both_orders():
-    from critic.guards import violations
-    from critic.rubrics import rubrics_for
+# ------------------------------------------------------------------ the judge is not a verifier
 
-    env = gymnasium.make("k2rl/Chat-v1").unwrapped
+CANARY = "zq7canary"
+
+
+class CanaryChat(ChatEnv):
+    """Chat whose answer key is a unique canary no reply states."""
+
+    def _draw(self) -> Problem:
+        p = super()._draw()
+        return ChatProblem(key=p.key, prompt=p.prompt, answer=f"{CANARY} {p.answer}",
+                           kind=p.kind, item=p.item)
+
+
+class CanaryArithmetic(WorkedArithmeticEnv):
+    """Worked arithmetic whose problems carry a canary in their key (the prompt_id stored with
+    every trajectory) next to the answer the verifier checks."""
+
+    def _draw(self) -> Problem:
+        p = super()._draw()
+        return type(p)(key=f"{CANARY}:{p.key}", prompt=p.prompt, answer=p.answer, a=p.a,
+                       op=p.op, b=p.b)
+
+
+def right_then_wrong(prompts, max_tokens, temperatures):
+    """Replies to "a+b=" / "a-b=" prompts: the right result, then a wrong one, in turn."""
+    outs = []
+    for i, p in enumerate(prompts):
+        a, op, b = re.search(r"(\d+)([+-])(\d+)=", TOK.decode(p)).groups()
+        value = int(a) + int(b) if op == "+" else int(a) - int(b)
+        ids = TOK.encode(str(value + i % 2), add_special_tokens=False) + [TOK.eos_token_id]
+        outs.append((ids, [-0.1] * len(ids)))
+    return outs
+
+
+def test_a_canary_answer_never_reaches_a_judge_prompt():
+    gymnasium.register("test/CanaryChat-v0", entry_point=CanaryChat)
+    gymnasium.register("test/CanaryArithmetic-v0", entry_point=CanaryArithmetic)
+    try:
+        chat = rollout([Request("test/CanaryChat-v0", s, group=s, k=4) for s in range(3)], TOK,
+                       fixed_replies(["Cat has 3 letters.", "12 is even.", "Tea."]))
+        arith = rollout([Request("test/CanaryArithmetic-v0", s, group=s, k=4) for s in range(6)],
+                        TOK, right_then_wrong)
+    finally:
+        for env_id in ("test/CanaryChat-v0", "test/CanaryArithmetic-v0"):
+            gymnasium.registry.pop(env_id)
+    assert all(CANARY in t.prompt_id for g in arith for t in g)
+    fake = StandIn()
+    judge = judge_with(fake.generate, fake.score, TOK, 512)
+    judge_groups(chat, judge, load_rubrics())  # the reward path
+    pairs = harvest(arith)  # the closed loop: pairs, judged, then trained on
+    assert pairs
+    comparisons = [comparison_of(p, load_rubrics()) for p in pairs]
+    examples = judge_examples(TOK, comparisons, judge(comparisons))
+    seen = [TOK.decode(p) for p in fake.generated + fake.scored] + [TOK.decode(i) for i, _ in examples]
+    assert len(seen) > 20 and not any(CANARY in text for text in seen)
+    assert not any(CANARY in json.dumps(p.to_json()) for p in pairs)
+
+
+# ------------------------------------------------------------------ warm-start
+
+
+def test_warm_start_judgments_are_scripted_on_training_prompts_of_every_family():
     rubrics = load_rubrics()
     rng = np.random.default_rng(0)
-    verdicts = []
-    for seed in range(40):
-        env.reset(seed=seed, options={"split": "train"})
-        chosen, rejected = env.preference_pair(np.random.default_rng(seed))
-        assert chosen == env.problem.answer and rejected != chosen
-        # the rejected reply breaks a guard or is off-topic; the chosen one breaks none
-        assert not violations(chosen, rubrics_for("chat", rubrics))
-        assert violations(rejected, rubrics_for("chat", rubrics)) or env.problem.answer not in rejected
-        ids, mask = critic_demonstration(env, TOK, seed, rng, rubrics)
-        text = TOK.decode(ids)
-        assert text.startswith("<|user|>Judge by: ") and "<|critic|>" in text
-        verdicts.append(TOK.decode([i for i, m in zip(ids, mask) if m]))
-    assert set(verdicts) == {"A<|eos|>", "B<|eos|>"}  # both positions are taught
+    judge_envs = make_judge_envs(ModelConfig())
+    assert {e.task for e in judge_envs} == {"arithmetic", "tool_use", "instructions", "chat"}
+    for env in judge_envs:
+        verdicts = set()
+        for seed in range(30):
+            ids, mask = critic_demonstration(env, TOK, seed, rng, rubrics)
+            assert env.split == "train"
+            text = TOK.decode(ids)
+            assert text.startswith("<|user|>Judge by: ") and text.count("<|critic|>") == 4
+            turns = TOK.decode([i for i, m in zip(ids, mask) if m]).split("<|eos|>")[:-1]
+            working, check_a, check_b, verdict = turns
+            assert working == env.judge_working()
+            # the expert's answer is checked "yes", the wrong one "no", and the verdict follows
+            assert sorted([check_a.endswith(": yes"), check_b.endswith(": yes")]) == [False, True]
+            assert sorted([check_a.endswith(": no"), check_b.endswith(": no")]) == [False, True]
+            assert verdict == (VERDICTS[0] if check_a.endswith("yes") else VERDICTS[1])
+            verdicts.add(verdict)
+        assert verdicts == set(VERDICTS), env.task  # both positions are taught
 
 
 def traj(prompt, reply, correct, tool=None):
@@ -117,18 +319,8 @@ def test_harvested_pairs_go_to_the_split_they_are_stored_in():
     assert len(store.pairs("train")) == 10 and not store.pairs("heldout")
     assert store_pairs(store, harvest(groups_of(trajs[:2], 2)), "heldout") == 1
     assert store.pairs("heldout")[0]["prompt"] == "10*3="
-
-
-def test_training_pairs_are_drawn_from_the_train_pairs_and_laid_out_in_both_orders():
-    store = FakeStore()
-    store_pairs(store, harvest(groups_of([traj("5*5=", "25", True), traj("5*5=", "20", False)], 2)))
-    split = "train" if store.pairs("train") else "heldout"
-    store.data["train"] = store.data[split]
     pairs = training_pairs(store, 4, np.random.default_rng(0))
-    assert pairs == store.pairs("train")
-    ex = judge_examples([Pair(**p) for p in pairs], load_rubrics())
-    assert [e["response"] for e in ex] == ["A", "B"]
-    assert "25" in ex[0]["prompt"] and ex[0]["prompt"].index("25") < ex[0]["prompt"].index("20")
+    assert len(pairs) == 4 and all(p in store.pairs("train") for p in pairs)
 
 
 def test_judged_groups_give_no_pairs():
@@ -138,30 +330,42 @@ def test_judged_groups_give_no_pairs():
     assert harvest(groups_of(trajs, 2)) == []
 
 
-def test_a_judge_message_too_long_for_the_engine_has_its_answers_cut_never_the_verdict():
-    from critic.judge import Candidates, rank_groups
-    from critic.rubrics import Rubric
-    from k2rl.self_critique import CUT, fitted_judge_text, judge_prompt_ids
-    from tests.k2rl.fixtures import chatml_tokenizer
+# ------------------------------------------------------------------ a real engine
 
-    rubrics = [Rubric("c", "core", "Correct.")]
-    for tok in (TOK, chatml_tokenizer()):
-        render = fitted_judge_text(tok, 128)
-        short = render("2+2=", "4", "5", rubrics)
-        assert short == "Judge by: Correct. Q: 2+2= A: 4 B: 5 Better?"  # fits: untouched
-        long_a, long_b = "four " * 200, "5"
-        text = render("2+2=", long_a, long_b, rubrics)
-        ids = judge_prompt_ids(tok, text)
-        assert 100 < len(ids) <= 126  # room left for the verdict and its EOS, little wasted
-        assert text.endswith(f"B: {long_b} Better?") and CUT in text  # only the long answer cut
-        assert "Q: 2+2= A: four four" in text
-        text = render("What is " * 200 + "2+2?", "4", "5", rubrics)  # the question is cut too
-        assert len(judge_prompt_ids(tok, text)) <= 126 and text.endswith("Better?")
-        with pytest.raises(ValueError, match="rubrics alone do not fit"):
-            fitted_judge_text(tok, 16)("q", "a", "b", [Rubric("c", "core", "Correct. " * 20)])
-    # the judge gets the cut messages: every one it scores fits
-    seen = []
-    rank_groups([Candidates("q", ["x" * 400, "y", "z" * 300])], rubrics,
-                lambda texts: seen.extend(texts) or [(0.0, -1.0)] * len(texts), 0.0,
-                render=fitted_judge_text(TOK, 128))
-    assert seen and all(len(judge_prompt_ids(TOK, t)) <= 126 for t in seen)
+ENGINE_JUDGE = r"""
+import json
+from k2rl import engine
+engine.configure_env(2, 1)
+from critic.judge import Comparison
+from critic.layout import check_messages, solve_messages
+from critic.rubrics import load_rubrics, rubrics_for
+from k2rl.config import load_config
+from k2rl.model import default_model, load_tokenizer
+from k2rl.self_critique import SOLVE_TOKENS, CHECK_TOKENS, make_judge, open_ids
+
+model_dir = str(default_model(load_config("configs/tiny.yaml").model, progress=False))
+tok = load_tokenizer(model_dir)
+llm = engine.start_engine(model_dir, 512, seed=0)
+rubrics = tuple(rubrics_for("arithmetic", load_rubrics()))
+c = Comparison("12+7=", "2+7=9|1+0+0=1|19", "2+7=9|1+0+0=1|18", rubrics, "arithmetic")
+j = make_judge(llm, tok, 512)([c])[0]
+def greedy(msgs, n):
+    ids, _ = engine.generate(llm, [open_ids(tok, msgs)], [n], [0.0])[0]
+    return tok.decode(ids, skip_special_tokens=True).strip()
+working = greedy(solve_messages(c.prompt, rubrics), SOLVE_TOKENS)
+checks = [greedy(check_messages(c.prompt, rubrics, working, x), CHECK_TOKENS) for x in j.shown]
+print("RESULT" + json.dumps({"judgment": [j.p_ab, j.p_ba, j.working, list(j.checks)],
+                             "working": working, "checks": checks}))
+"""
+
+
+@pytest.mark.slow
+def test_the_judge_s_working_and_checks_are_the_engine_s_own_tokens():
+    done = subprocess.run([sys.executable, "-c", ENGINE_JUDGE], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT"))[6:])
+    p_ab, p_ba, working, checks = out["judgment"]
+    assert working == out["working"] and working  # what the engine writes, greedily
+    assert checks == out["checks"]
+    assert 0.0 <= p_ab <= 1.0 and 0.0 <= p_ba <= 1.0

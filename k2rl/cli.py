@@ -208,6 +208,9 @@ def print_summary(summary: dict) -> None:
         steps = ", ".join(f"step {s}: {a:.3f}" for s, a in sorted(critic.items(), key=lambda x: int(x[0])))
         n = summary.get("critic_n", "?")
         print(f"critic (the policy as judge) accuracy on its {n} held-out pairs: {steps}")
+        for task, row in sorted(summary.get("critic_by_task", {}).items()):
+            print(f"  {task:<22} first {row['first']:.3f}  last {row['last']:.3f}  "
+                  f"order-consistent {row['consistency']:.3f}  (n={row['n']:.0f})")
 
 
 def cmd_status(args) -> int:

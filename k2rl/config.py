@@ -11,6 +11,7 @@ import difflib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import yaml
 
@@ -204,6 +205,16 @@ class TrainConfig:
     lr: float = 5e-5
     """Peak learning rate (measured on the default run: 2e-5, 5e-5 and 1e-4 all reach about 75%
     held-out on the tool task by step 20; 5e-5 with temperature decay did best at step 40)."""
+    loss: Literal["kimi", "grpo", "dr_grpo", "dapo", "gspo"] = "kimi"
+    """The policy loss (k2rl.loss.LOSSES, docs/method.md section 1): the Kimi squared
+    regression (the paper), or a clipped token-level (grpo, dr_grpo, dapo) or sequence-level
+    (gspo) surrogate."""
+    clip_eps: float | None = None
+    """Clipped losses: the ratio's lower clip 1 - eps (and upper, unless clip_eps_high); None:
+    the loss's paper value (grpo, dr_grpo, dapo 0.2; gspo 3e-4)."""
+    clip_eps_high: float | None = None
+    """Clipped losses: the upper clip 1 + eps_high; None: clip_eps, or the paper's (dapo 0.28,
+    gspo 4e-4)."""
     tau: float = 0.1
     """Kimi loss regulariser toward pi_old (docs/method.md section 1)."""
     logp_norm: str = "sum"
@@ -256,6 +267,9 @@ class TrainConfig:
         _positive(self, "steps", "inner_steps", "minibatches")
         _require(self.lr > 0, "train.lr", "must be > 0")
         _require(self.tau > 0, "train.tau", "must be > 0")
+        for name in ("clip_eps", "clip_eps_high"):
+            value = getattr(self, name)
+            _require(value is None or 0 < value < 1, f"train.{name}", "must lie in (0, 1)")
         _require(self.logp_norm in ("sum", "mean"), "train.logp_norm", "must be 'sum' or 'mean'")
         _require(self.old_logp in ("engine", "trainer"), "train.old_logp",
                  "must be 'engine' or 'trainer'")
@@ -510,6 +524,11 @@ def _convert(hint, value, key: str, where: str):
     args = typing.get_args(hint)
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, key + ".", where)
+    if origin is typing.Literal:
+        if value not in args:
+            raise ConfigError(f"config key {key} must be one of {', '.join(map(str, args))}, "
+                              f"not {value!r}, in {where}")
+        return value
     if origin is list:
         if not isinstance(value, list):
             raise ConfigError(f"config key {key} must be a list in {where}")

@@ -293,6 +293,13 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
                "rollouts": store.rollout_count(), "critic_accuracy": critic}
     if critic:
         summary["critic_n"] = int(next(m["critic/n"] for m in metrics if "critic/n" in m))
+        evals = [m for m in metrics if "critic/accuracy" in m]
+        tasks = {k.split("/")[1] for k in evals[-1] if k.count("/") == 2 and k.endswith("/n")}
+        summary["critic_by_task"] = {t: {
+            "first": evals[0].get(f"critic/{t}/accuracy", float("nan")),
+            "last": evals[-1][f"critic/{t}/accuracy"],
+            "consistency": evals[-1].get(f"critic/{t}/swap_consistency", float("nan")),
+            "n": evals[-1][f"critic/{t}/n"]} for t in tasks}
     store.set_state(status="finished", heldout_after=after)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary

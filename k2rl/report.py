@@ -159,10 +159,11 @@ def write_report(run_dir: str | Path) -> Path:
         if not steps:
             return False
         ns = series(rows, "critic/n")[1]
-        ax.plot(steps, acc, marker="o", label=f"critic/accuracy (n={ns[-1]:.0f} pairs)"
-                if ns else "critic/accuracy")
+        ax.plot(steps, acc, marker="o", color="black", linestyle="--",
+                label=f"all (n={ns[-1]:.0f} pairs)" if ns else "all")
+        _per_task(ax, rows, "critic", "accuracy", "n")  # each family's pairs
         ax.axhline(0.5, color="grey", linestyle=":", label="chance")
-        ax.legend(fontsize=8)
+        _legend(ax)
         return True
 
     single("critic_accuracy.png", "Critic accuracy on its fixed held-out pairs", "accuracy",

@@ -3,7 +3,8 @@
 `update` takes π_old (the rollout policy: the engine holds the trainer's weights) from the
 engine's sampling-time log-probs, checked against the trainer's first forward pass and
 recomputed when they disagree (`train.old_logp`), then takes `inner_steps x minibatches`
-optimizer steps on the Kimi loss. Minibatches split by whole groups, so every sample keeps its
+optimizer steps on the policy loss (`train.loss`, k2rl.loss: the Kimi loss by default).
+Minibatches split by whole groups, so every sample keeps its
 group baseline.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ from k2rl.config import TrainConfig
 from k2rl.flops import forward_flops
 from k2rl.group import Group, group_size, trajectories
 from k2rl.logprobs import collate, token_logp_sorted, token_nll
-from k2rl.loss import kimi_loss, sequence_logp
+from k2rl.loss import LOSSES, PolicyBatch, sequence_logp
 from k2rl.schedules import decay
 
 
@@ -197,7 +198,6 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         flops += forward_flops(model, batch["attention_mask"][slices[j]]) * (not reuse)
         # the recomputed rows' pass, counted as their share of the batch's
         flops += checks["old_logp_extra_pass"] * forward_flops(model, batch["attention_mask"])
-        logp_old = sequence_logp(tok_old, batch["loss_mask"], cfg.logp_norm)
     for _ in range(cfg.inner_steps):
         for i, (sl, total) in enumerate(zip(slices, totals)):
             if total == 0:
@@ -209,9 +209,10 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
                     tok = token_logp_sorted(model, batch["input_ids"][sl],
                                             batch["attention_mask"][sl])
                 flops += 3 * forward_flops(model, batch["attention_mask"][sl])
-                logp = sequence_logp(tok, batch["loss_mask"][sl], cfg.logp_norm)
                 share = (sl.stop - sl.start) / total
-                loss = share * kimi_loss(logp, logp_old[sl], batch["rewards"][sl], k, cfg.tau)
+                policy = PolicyBatch(tok, tok_old[sl], batch["loss_mask"][sl],
+                                     batch["rewards"][sl], k)
+                loss = share * LOSSES[cfg.loss](policy, cfg)
             for name, (nll, aux_flops) in aux_terms(model, aux or {}, rng, pad_id).items():
                 aux_losses.setdefault(name, []).append(nll.item())
                 loss = loss + aux[name][1] * nll / world

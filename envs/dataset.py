@@ -48,8 +48,27 @@ class DatasetError(ValueError):
     """A dataset that cannot be used; the message names the file (and row)."""
 
 
+def read_jsonl(path: Path) -> list[tuple[str, int, dict]]:
+    """(file, line number, row) for every non-blank line of a JSONL file; a line that is not
+    a JSON object is one sentence naming the file and the line (`datasets` names neither)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DatasetError(f"line {n} of {path} is not valid JSON: {e.msg} "
+                                   f"(column {e.colno})") from None
+            if not isinstance(row, dict):
+                raise DatasetError(f"line {n} of {path} is not a JSON object")
+            out.append((str(path), n, row))
+    return out
+
+
 def read_rows(files: str | list[str]) -> list[tuple[str, int, dict]]:
-    """(file, row number from 1, row) for every row of `files`."""
+    """(file, row number from 1, row) for every row of `files` (for JSONL, the line number)."""
     import datasets
 
     datasets.disable_progress_bars()
@@ -58,6 +77,9 @@ def read_rows(files: str | list[str]) -> list[tuple[str, int, dict]]:
         path = Path(name).expanduser()
         if not path.exists():
             raise DatasetError(f"dataset file {path} does not exist")
+        if path.suffix == ".jsonl" and path.is_file():
+            out += read_jsonl(path)
+            continue
         if path.is_dir():
             table = datasets.load_from_disk(str(path))
         elif path.suffix in FORMATS:
@@ -105,7 +127,7 @@ def problems(rows: list[tuple[str, int, dict]], prompt_field: str, answer_field:
     """One Row per distinct prompt, checked row by row."""
     seen: dict[str, Row] = {}
     for path, n, row in rows:
-        where = f"row {n} of {path}"
+        where = f"{'line' if path.endswith('.jsonl') else 'row'} {n} of {path}"
         if prompt_field not in row:
             raise DatasetError(f"{where} has no prompt field {prompt_field!r} "
                                f"(fields: {', '.join(row)})")
@@ -157,7 +179,13 @@ def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:
 
     head = [{"role": "system", "content": system}] if system and not any(
         m["role"] == "system" for m in row.context) else []
-    return len(prompt_ids(tokenizer, [*head, *row.context, {"role": "user", "content": row.prompt}]))
+    try:
+        return len(prompt_ids(tokenizer, [*head, *row.context,
+                                          {"role": "user", "content": row.prompt}]))
+    except Exception as e:  # jinja's TemplateError, or a template's raise_exception
+        name = getattr(tokenizer, "name_or_path", "") or "the model"
+        raise DatasetError(f"{row.source}: the chat template of {name} cannot lay out its "
+                           f"messages ({type(e).__name__}: {e})") from None
 
 
 @functools.lru_cache(maxsize=16)

@@ -69,10 +69,10 @@ def test_unicode_and_long_prompts_fit_their_spaces(tmp_path):
 
 def test_bad_datasets_are_one_sentence_naming_file_and_row(tmp_path):
     bad = write_jsonl(tmp_path / "bad.jsonl", ROWS[:3] + [{"question": "", "answer": "1"}])
-    with pytest.raises(DatasetError, match=r"row 4 of .*bad.jsonl has no text or messages in its prompt field"):
+    with pytest.raises(DatasetError, match=r"line 4 of .*bad.jsonl has no text or messages in its prompt field"):
         make(bad, verifier="exact_int")
     no_answer = write_jsonl(tmp_path / "na.jsonl", [{"question": "1+1?", "solution": "2"}])
-    with pytest.raises(DatasetError, match=r"row 1 of .*na.jsonl has no answer in field 'answer'"):
+    with pytest.raises(DatasetError, match=r"line 1 of .*na.jsonl has no answer in field 'answer'"):
         make(no_answer, verifier="exact_int")
     with pytest.raises(DatasetError, match=r"dataset file /nope.jsonl does not exist"):
         make("/nope.jsonl", verifier="exact_int")
@@ -96,7 +96,7 @@ def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp
     env = gymnasium.make("k2rl/Dataset-v0").unwrapped  # the kwargs are in the spec now
     assert env.task == "sums" and env.reward_name == "exact_int"
     with pytest.raises(ConfigError, match=r"tasks\[0\] \(k2rl/Dataset-v0\) cannot be made with "
-                                          r"its kwargs: DatasetError: row 1 of"):
+                                          r"its kwargs: DatasetError: line 1 of"):
         load_envs(load_config(None, [f"tasks=[{task.replace('question', 'prompt')}]"]))
     with pytest.raises(ConfigError, match="unexpected keyword argument 'fles'"):
         load_envs(load_config(None, ["tasks=[{id: k2rl/Dataset-v0, kwargs: {fles: x}}]"]))
@@ -135,7 +135,7 @@ def test_a_messages_prompt_is_its_last_user_turn_after_the_turns_before_it(tmp_p
 ])
 def test_malformed_messages_name_the_row(tmp_path, messages, says):
     rows = CHAT[:3] + [{"messages": messages, "answer": "1"}]
-    with pytest.raises(DatasetError, match=f"row 4 of .*c.jsonl.*{says}"):
+    with pytest.raises(DatasetError, match=f"line 4 of .*c.jsonl.*{says}"):
         load_splits.cache_clear()
         DatasetEnv(write_jsonl(tmp_path / "c.jsonl", rows), prompt_field="messages",
                    verifier="exact_int")
@@ -153,9 +153,38 @@ def test_prompts_too_long_for_the_engine_are_skipped_and_counted_or_an_error(tmp
     kept = [p for rows in env.splits.values() for p in rows]
     assert sum(env.skipped.values()) == len(long) and len(kept) == len(ROWS)
     assert not any("careful" in p.prompt for p in kept)
-    with pytest.raises(DatasetError, match=r"row 101 of .*d.jsonl: its prompt is \d+ tokens, "
+    with pytest.raises(DatasetError, match=r"line 101 of .*d.jsonl: its prompt is \d+ tokens, "
                                            r"more than the 64"):
         from envs.dataset import fitting
         fitting.cache_clear()
         make(path, verifier="exact_int", tokenizer=str(tok_dir), max_prompt_tokens=64,
              too_long="error")
+
+
+def test_a_malformed_jsonl_line_names_its_file_and_line(tmp_path):
+    from envs.dataset import DatasetError, read_rows
+
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"prompt": "1+1=", "answer": "2"}\n\n{"prompt": "2+2=", "answer": 4\n[1, 2]\n')
+    with pytest.raises(DatasetError, match=r"^line 3 of .*broken.jsonl is not valid JSON: "):
+        read_rows(str(path))
+    path.write_text('{"prompt": "1+1=", "answer": "2"}\n[1, 2]\n')
+    with pytest.raises(DatasetError, match=r"^line 2 of .*broken.jsonl is not a JSON object$"):
+        read_rows(str(path))
+    path.write_text('{"prompt": "1+1=", "answer": "2"}\n\n{"prompt": "2+2=", "answer": "4"}\n')
+    assert [(n, row["prompt"]) for _, n, row in read_rows(str(path))] == [(1, "1+1="), (3, "2+2=")]
+
+
+def test_messages_the_template_rejects_name_their_row(tmp_path):
+    from envs.dataset import DatasetError, Row, prompt_tokens
+    from k2rl.model import build_tokenizer
+
+    tok = build_tokenizer()
+    tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}"
+                         "{{ raise_exception('System role not supported') }}{% endif %}"
+                         "{{ m['content'] }}{% endfor %}")
+    row = Row(key="k", prompt="hi", answer="x", source="line 7 of data.jsonl")
+    assert prompt_tokens(row, None, tok) == 2
+    with pytest.raises(DatasetError, match=r"^line 7 of data.jsonl: the chat template of .* "
+                                           r"cannot lay out its messages .*System role not supported"):
+        prompt_tokens(row, "Be brief.", tok)

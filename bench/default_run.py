@@ -17,6 +17,13 @@ import sys
 from pathlib import Path
 
 
+def _cpu_name() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
 def summarise(run: Path) -> dict:
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in rows if r["step"] > 0]
@@ -30,10 +37,16 @@ def summarise(run: Path) -> dict:
                    for r in rows if "critic/accuracy" in r},
         "critic_seconds": (sum(r["time/critic"] for r in judged) / len(judged)
                            if (judged := [r for r in steps if "time/critic" in r]) else None),
+        "critic_refresh_seconds": (sum(r.get("time/critic_refresh", 0.0) for r in steps)
+                                   / len(steps)),
+        # the judge's phase: judging the critic-rewarded groups and the training pairs
+        "judge_share_of_step": sum(r.get("time/critic", 0.0) + r.get("time/critic_refresh", 0.0)
+                                   for r in steps) / sum(r["time/step"] for r in steps),
         "seconds_per_step": mean("time/step"), "rollout_seconds": mean("time/rollout"),
         "train_seconds": mean("time/train"), "sync_seconds": mean("sync_seconds"),
         "sync_bytes": steps[0]["sync_bytes"], "max_logp_gap": max(r["logp_gap"] for r in steps),
         "config": (run / "config.yaml").read_text(), "machine": platform.platform(),
+        "processor": _cpu_name(),
     }
 
 

@@ -21,6 +21,7 @@ reached.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -107,6 +108,21 @@ def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> i
     return cap
 
 
+MIN_ANSWER = 32  # tokens each answer keeps at least when a long question must be cut
+
+
+def question_cap(tokenizer, max_len: int, rubrics) -> int:
+    """The most tokens a question may keep so that the working, two checks and two answers of
+    MIN_ANSWER tokens still fit `max_len`; rubrics that leave no room are a ValueError."""
+    bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
+    cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * CHECK_TOKENS - 2 * MIN_ANSWER
+    if cap < 8:
+        raise ValueError(f"the judge's rubrics ({bare} tokens with the layout) leave no room "
+                         f"for a question and its answers in rollout.max_model_len {max_len}; "
+                         "raise it or use shorter rubrics")
+    return cap
+
+
 def verdict_ids(tokenizer) -> list[int]:
     """The ids of the two verdicts, each of which must be one token of the vocabulary."""
     out = []
@@ -148,6 +164,10 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
     def judge(comparisons: list[Comparison]) -> list[Judgment]:
         if not comparisons:
             return []
+        # A question too long to leave room for its answers is cut (rare: a user's dataset).
+        comparisons = [replace(c, prompt=_cut(tokenizer, c.prompt,
+                                              question_cap(tokenizer, max_len, c.rubrics)))
+                       for c in comparisons]
         # One working per question (its text and rubrics), one check per answer shown to it.
         keys = [(c.prompt, tuple(r.text for r in c.rubrics)) for c in comparisons]
         questions = dict(zip(keys, comparisons))

@@ -103,6 +103,15 @@ def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdi
     assert answer_cap(TOK, 512, "2+2=", RUBRICS, "1+1=2") > 100
     with pytest.raises(ValueError, match="no room for the answers"):
         answer_cap(TOK, 64, "2+2=", [Rubric("c", "core", "Correct. " * 12)], "")
+    # a question too long for the engine is cut too, and the judge still fits
+    fake = StandIn()
+    out = judge_with(fake.generate, fake.score, TOK, 320)(
+        [Comparison("What is " * 100 + "2+2?", "4", "5", tuple(RUBRICS))])
+    assert len(out) == 1 and all(len(p) <= 318 for p in fake.scored)
+    assert CUT in TOK.decode(fake.generated[0])
+    with pytest.raises(ValueError, match="rubrics .* leave no room"):
+        judge_with(fake.generate, fake.score, TOK, 200)(
+            [Comparison("q", "a", "b", (Rubric("c", "core", "Correct. " * 12),))])
 
 
 def test_the_longest_default_prompts_leave_room_for_whole_answers():

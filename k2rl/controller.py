@@ -294,7 +294,8 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
     if critic:
         summary["critic_n"] = int(next(m["critic/n"] for m in metrics if "critic/n" in m))
         evals = [m for m in metrics if "critic/accuracy" in m]
-        tasks = {k.split("/")[1] for k in evals[-1] if k.count("/") == 2 and k.endswith("/n")}
+        tasks = {k.split("/")[1] for k in evals[-1]
+                 if k.startswith("critic/") and k.count("/") == 2 and k.endswith("/n")}
         summary["critic_by_task"] = {t: {
             "first": evals[0].get(f"critic/{t}/accuracy", float("nan")),
             "last": evals[-1][f"critic/{t}/accuracy"],

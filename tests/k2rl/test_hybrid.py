@@ -153,7 +153,7 @@ def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
     rubrics = tuple(worker.rubrics[:1])
     c = Comparison("2+2=", "4", "5", rubrics, "arithmetic")
     j = worker.judge([c])[0]
-    assert j.working and all(j.checks)  # what the engine wrote
+    assert j.shown == ("4", "5")  # (an almost untrained model may write nothing: EOS)
     ids = verdict_ids(worker.tokenizer)
     for (a, ca, b, cb), p in (((j.shown[0], j.checks[0], j.shown[1], j.checks[1]), j.p_ab),
                               ((j.shown[1], j.checks[1], j.shown[0], j.checks[0]), j.p_ba)):

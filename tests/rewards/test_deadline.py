@@ -36,8 +36,8 @@ def test_a_gil_bomb_is_killed_at_the_limit_and_the_callers_threads_keep_running(
         time.sleep(0.01)
     elapsed = time.monotonic() - start
     assert result == [Timed(0.0, True)]
-    assert elapsed < 2.0
-    assert ticks >= 10  # this thread ran all along
+    assert elapsed < 10.0  # 0.5 s and a kill; the bomb alone runs for minutes
+    assert ticks >= 1  # this thread ran meanwhile (a thread running the bomb would stop it)
     assert TIMEOUTS["pow"] == before + 1 and timeouts() == total + 1
     assert worker.call(pow, 2, 10, seconds=60.0) == Timed(1024, False)  # a fresh worker
     worker.close()

@@ -39,9 +39,10 @@ kernel allows it, a run gets:
   (/usr, /etc and the /bin, /lib links), five device nodes (null, zero, full,
   random, urandom), a new /proc that shows the run's processes only, and
   private tmpfs at /tmp, /var/tmp and /dev/shm (charged to the cgroup, or
-  sized to a share of ``memory_mb`` without one; gone with the jail). The cwd is a folder in the jail's /tmp holding a copy of the
-  script. Nothing else of the host exists in it: not the project, not /root or
-  /home, not /run, /sys or the host's /tmp, so no host Unix socket can be
+  sized to a share of ``memory_mb`` without one; gone with the jail). The
+  cwd is a folder in the jail's /tmp holding a copy of the script. Nothing
+  else of the host exists in it: not the project, not /root or /home, not
+  /run, /sys or the host's /tmp, so no host Unix socket can be
   reached (filesystem sockets need a path; abstract ones belong to the network
   namespace, which has only a downed loopback), and no SysV IPC object of the
   host either. The jail's PID 1 is a trusted init that reaps orphans; when the
@@ -363,13 +364,15 @@ def run_python(
     ``memory_mb`` caps the run's whole process tree, its private tmpfs
     included: by a cgroup where one can be made, else (as root) by splitting it
     between a quarter for tmpfs and a few processes (``fallback_caps``);
-    ``max_processes`` likewise caps the tree's processes. ``network`` forces an isolation mode ("auto": the namespace
-    where it works, else the prelude); ``python`` names the interpreter
-    (default: the first one that runs in the sandbox, see ``sandbox_python``).
+    ``max_processes`` likewise caps the tree's processes. ``network``
+    forces an isolation mode ("auto": the namespace where it works, else the
+    prelude); ``python`` names the interpreter (default: the first one that
+    runs in the sandbox, see ``sandbox_python``).
     ``preload`` maps module names to trusted source that the run imports
     before it is confined (so the script can import them, though the jail has
     no copy), from bytecode cached across runs. Limits that are exceeded end
-    the run; they never raise here. Errors of the host (no usable interpreter,
+    the run; they never raise here (a ``memory_mb`` too small for the fallback
+    does, see ``fallback_caps``). Errors of the host (no usable interpreter,
     a namespace that was promised but failed) do.
     """
     isolation = network_isolation() if network == "auto" else network
@@ -669,8 +672,9 @@ def _cgroup_backend() -> CgroupBackend | None:
                 logger.info("k2rl sandbox: memory and processes capped per run's process tree "
                             "by cgroup v%d under %s", _cgroup.version, ", ".join(_cgroup.parents))
             else:
-                logger.warning("k2rl sandbox: no cgroup can be made here; memory is capped per "
-                               "process (RLIMIT_AS) and processes per uid (RLIMIT_NPROC) only")
+                logger.warning("k2rl sandbox: no cgroup can be made here; a run's memory_mb is "
+                               "split between a sized tmpfs and a few processes of RLIMIT_AS "
+                               "each, their number capped by RLIMIT_NPROC (fallback_caps)")
         return _cgroup
 
 

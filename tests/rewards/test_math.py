@@ -136,20 +136,27 @@ def test_bombs_score_zero_at_once_off_the_main_thread() -> None:
     assert time.monotonic() - start < 1.0
 
 
+def _without_precheck() -> None:
+    """Worker setup for the test below: let bombs reach SymPy (this worker only)."""
+    rewards.math.too_costly = lambda text: False
+
+
+@pytest.mark.slow  # starts a worker of its own (SymPy's import): 3-10 s
 def test_a_bomb_inside_math_verify_is_killed_at_the_hard_limit() -> None:
-    """The worker's kill bounds what no pre-check catches: math_verify's parse of a tower
-    (``is_final_form`` parses without ``too_costly``), run off the main thread, where the
-    old code had no limit at all."""
+    """The worker's kill bounds what no pre-check catches: with ``too_costly`` switched off
+    in the worker, ``9^{9^{9}}`` against ``2x+1`` reaches SymPy, which holds the GIL for
+    minutes (the old code ran it in the caller's thread: that thread, and the process's
+    others, stalled). Here the worker is killed at the limit, the caller's threads run."""
     result, ticks = [], 0
     before = deadline.TIMEOUTS["test tower"]
     thread = threading.Thread(target=lambda: result.append(deadline.within(
-        rewards.math.is_final_form, "9^{9^{9}}", "4", seconds=0.5, default=None,
-        setup=(rewards.math.warm_up,), name="test tower")))
+        rewards.math.is_equivalent, "9^{9^{9}}", "2x+1", seconds=1.0, default=False,
+        setup=(rewards.math.warm_up, _without_precheck), name="test tower")))
     thread.start()
     while thread.is_alive():
         ticks += 1
         time.sleep(0.01)
-    assert result == [deadline.Timed(None, True)]
+    assert result == [deadline.Timed(False, True)]
     assert deadline.TIMEOUTS["test tower"] == before + 1
     assert ticks > 0
-    assert math_equiv(["1/2"], ["0.5"]) == [1.0]  # and the next call gets a fresh worker
+    assert math_equiv(["1/2"], ["0.5"]) == [1.0]  # the shared worker is untouched

@@ -3,6 +3,10 @@
 Configs and environments name their verifier with a string (an env's
 ``reward_name``), so rewards live in one flat registry: ``REWARDS`` maps a name
 to a batched verifier ``fn(responses, answers) -> list[float]``.
+
+A verifier whose cost a reply could blow up runs its work under a hard time limit
+(``rewards.deadline.within``, a worker process killed at the limit: ``math_equiv`` does);
+timed-out calls score 0 and are counted in ``rewards.deadline.TIMEOUTS``.
 """
 
 from __future__ import annotations

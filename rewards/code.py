@@ -253,16 +253,26 @@ class TestNamespace(dict):
 
 
 def check_plain(value: Any) -> Any:
-    """``value`` if it and everything in it is of an exact PLAIN type, else TypeError."""
-    stack, seen = [value], set()
+    """``value`` if it and everything in it is of an exact PLAIN type, else TypeError.
+
+    Containers are walked once each (marshal data may share or nest them), and only
+    objects that ``value`` holds are pushed, so every id in ``seen`` belongs to a live
+    object and cannot be reused: the walk once pushed ``dict.items()`` pairs, temporary
+    tuples whose ids a later pair could take, letting the pair's code object go unchecked.
+    """
+    stack, seen = [value], {}
     while stack:
         item = stack.pop()
         kind = type(item)
         if kind not in PLAIN:
             raise TypeError(f"the response's process sent a {kind.__name__}")
         if kind in (tuple, list, set, frozenset, dict) and id(item) not in seen:
-            seen.add(id(item))
-            stack.extend(item.items() if kind is dict else item)
+            seen[id(item)] = item  # held, so its id stays its own while we walk
+            if kind is dict:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            else:
+                stack.extend(item)
     return value
 
 

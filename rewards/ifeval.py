@@ -30,7 +30,12 @@ Differences, all where IFEval itself would do something unusable in a reward:
   or id, and a letter that is not one ASCII letter;
 - a keyword that is not a valid regular expression is matched literally (IFEval raises);
 - language detection is seeded (``langdetect`` is random otherwise: the same text
-  could score differently twice).
+  could score differently twice);
+- a response longer than ``MAX_CHARS`` (32,000) characters follows no instruction, so
+  that no checker's cost grows without bound (a few thousand words of English, more
+  than IFEval's length instructions ask for). Below it every checker is linear; the costliest,
+  ``capital_word_frequency``, tokenises only the sentences with a capital letter (its
+  result is the same), so a reply of 64k ``!`` costs milliseconds, not 9 s.
 
 Two kinds need nltk's Punkt sentence model, as IFEval does: ``number_sentences``
 (``count_sentences``) and ``capital_word_frequency`` (``nltk.word_tokenize``). With nltk
@@ -52,6 +57,8 @@ from typing import Any, Callable
 Checker = Callable[[str, dict[str, Any]], bool]
 
 LESS_THAN, AT_LEAST = "less than", "at least"
+# A longer response follows no instruction (module doc): it bounds every checker's cost.
+MAX_CHARS = 32_000
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 
 
@@ -180,17 +187,30 @@ def _nltk_tokenize():
     return nltk.tokenize
 
 
-def word_tokens(text: str) -> list[str]:
+def word_tokens(text: str, capitals_only: bool = False) -> list[str]:
     """``nltk.word_tokenize(text)`` (IFEval's tokens for capital words), or a fallback:
     nltk's word tokenizer over IFEval's regex sentences if Punkt's data is missing, a
-    Treebank-like regex if nltk is."""
+    Treebank-like regex if nltk is.
+
+    ``capitals_only``: the tokens of the sentences with a capital letter only, which are
+    all the all-capital tokens there are (a token's letters are its sentence's). nltk's
+    word tokenizer costs about 0.1 ms a sentence, so 64k ``!`` (64k sentences) took 9 s;
+    skipping the sentences that cannot count keeps it to milliseconds.
+    """
     tokenize = _nltk_tokenize()
     if tokenize is None:
         return _FALLBACK_TOKEN.findall(text)
-    if _punkt_tokenizer() is not None:
-        return tokenize.word_tokenize(text)
-    tokenizer = tokenize.NLTKWordTokenizer()
-    return [token for sentence in sentences(text) for token in tokenizer.tokenize(sentence)]
+    punkt = _punkt_tokenizer()
+    # What nltk.word_tokenize does: Punkt's sentences, then the Treebank-style tokenizer.
+    parts = punkt.tokenize(text) if punkt is not None else sentences(text)
+    if capitals_only:
+        parts = [part for part in parts if part != part.lower()]
+    tokenizer, tokens, seen = tokenize.NLTKWordTokenizer(), [], {}
+    for part in parts:  # a sentence repeated ("A! A! A! ...") is tokenised once
+        if part not in seen:
+            seen[part] = tokenizer.tokenize(part)
+        tokens.extend(seen[part])
+    return tokens
 
 
 def count_words(text: str) -> int:
@@ -306,7 +326,29 @@ def nth_paragraph_first_word(text: str, kwargs: dict[str, Any]) -> bool:
 
 def number_placeholders(text: str, kwargs: dict[str, Any]) -> bool:
     """detectable_content:number_placeholders — at least n ``[...]`` placeholders."""
-    return len(re.findall(r"\[.*?\]", text)) >= _arg(kwargs, "num_placeholders")
+    return _placeholders(text) >= _arg(kwargs, "num_placeholders")
+
+
+def _placeholders(text: str) -> int:
+    """``len(re.findall(r"\\[.*?\\]", text))`` (IFEval's count) in linear time.
+
+    The regex retries from every ``[`` of a line with no ``]`` after it: 82 s on 30k ``[``.
+    Here a line is scanned once: after a ``[`` with no ``]`` behind it, no later ``[`` of
+    the line has one either.
+
+    >>> _placeholders("[a] [b] [[c]] [d"), _placeholders("[a\\n] [" * 3 + "[x]")
+    (3, 1)
+    """
+    count = 0
+    for line in text.split("\n"):
+        start = line.find("[")
+        while start != -1:
+            end = line.find("]", start + 1)
+            if end == -1:
+                break
+            count += 1
+            start = line.find("[", end + 1)
+    return count
 
 
 def postscript(text: str, kwargs: dict[str, Any]) -> bool:
@@ -391,7 +433,7 @@ def end_checker(text: str, kwargs: dict[str, Any]) -> bool:
 
 def capital_word_frequency(text: str, kwargs: dict[str, Any]) -> bool:
     """change_case:capital_word_frequency — all-capital tokens vs ``capital_frequency``."""
-    count = sum(1 for word in word_tokens(text) if word.isupper())
+    count = sum(1 for word in word_tokens(text, capitals_only=True) if word.isupper())
     return _compare(count, _arg(kwargs, "capital_frequency"), _arg(kwargs, "capital_relation"))
 
 
@@ -458,7 +500,7 @@ def check(instruction_id: str, text: str, kwargs: dict[str, Any] | None = None) 
     if checker is None:
         raise ValueError(
             f"unknown IFEval instruction {instruction_id!r}; known: {sorted(CHECKERS)}")
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
         return False
     return checker(text, dict(kwargs or {}))
 

@@ -15,9 +15,28 @@ with two exceptions that close cheap exploits:
   response or the instructions (see ``claims_compliance``): text that merely uses
   a word like "compliance" ("gdpr compliance matters") is not one.
 
+- a response with no visible word (``.``, ``-``, a zero-width space) scores 0.0 too,
+  for the same reason.
+
 Words and whole-word matching are Unicode-aware: a letter or digit of any script
 (``\\w`` less ``_``) makes a token a word, so "Привет мир" has two words and
-"мир" is a whole word of it.
+"мир" is a whole word of it. Tokens are split on every separator a reader cannot see
+as part of a word (``SEPARATORS``): whitespace, every Unicode space, line and paragraph
+separator, every control, format (zero-width: U+200B, U+2060, U+FEFF, the soft hyphen),
+private-use and unassigned character of the BMP, and the blank-looking letters (U+2800
+Braille blank, the Hangul fillers). So "red\\u2800fig" is two words, as it looks.
+
+``include`` and ``exclude`` match what a reader sees (``visible_form``): both the text and
+the word are NFKC-normalised (fullwidth ``ｆｉｇ`` is ``fig``), case-folded, stripped of
+format and control characters and of combining marks left over (``f\\u00adig``,
+``fi\\u200bg`` and ``fi\\u0307g`` are ``fig``), blanks become spaces, and the common
+Cyrillic and Greek look-alikes of Latin letters become those letters (``fіg`` with a
+Cyrillic ``і`` is ``fig``; ``CONFUSABLES``). Applied to both sides alike, so a Cyrillic
+word still matches itself.
+
+Cost: every check is linear in the response's length (no regular expression here can
+backtrack over a run it already scanned): 64k ``!`` takes milliseconds per kind
+(bench/results/verifier_cost.json).
 
 These are k2rl's own constraints, as the Instructions env's prompts state them;
 they differ from IFEval's (rewards/ifeval.py, which follows IFEval exactly):
@@ -30,18 +49,39 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any, Callable
 
 Check = Callable[[str, dict[str, Any]], bool]
 
 # A letter or digit of any script: \w less the underscore.
 _ALNUM = r"[^\W_]"
-# A word is a whitespace-separated token with a letter or digit in it, so the
-# "- " of a bullet or the brackets of a JSON list are not words.
-_WORD = re.compile(rf"\S*{_ALNUM}\S*")
-# A sentence ends at . ! or ? followed by whitespace or the end ("3.5" is one number),
-# or at a CJK full stop, exclamation or question mark (no space follows those).
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|[。！？]+")
+_HAS_ALNUM = re.compile(_ALNUM)
+# Blank-looking letters and symbols: Braille blank, Hangul fillers, Khmer inherent vowels.
+_BLANKS = "\u2800\u3164\u115f\u1160\uffa0\u17b4\u17b5"
+
+
+def _separator_class() -> str:
+    """A regex character class body: every character that separates words (module doc)."""
+    codes = [c for c in range(0x10000) if unicodedata.category(chr(c))[0] in "CZ"]
+    codes = sorted(set(codes + [ord(c) for c in _BLANKS]))
+    ranges, start = [], codes[0]
+    for previous, code in zip(codes, codes[1:] + [-1]):
+        if code != previous + 1:
+            ranges.append(f"\\U{start:08x}-\\U{previous:08x}")
+            start = code
+    # Astral format and private-use characters: tags, shorthand and music format controls.
+    ranges += [r"\U000e0000-\U000e0fff", r"\U0001bca0-\U0001bca3", r"\U0001d173-\U0001d17a",
+               r"\U000f0000-\U0010ffff"]
+    return "".join(ranges)
+
+
+SEPARATORS = _separator_class()
+_SPLIT = re.compile(f"[{SEPARATORS}]+")
+# A sentence ends at . ! or ? followed by a separator or the end ("3.5" is one number),
+# or at a CJK full stop, exclamation or question mark (no space follows those). The
+# lookbehind makes a run of "!" one candidate, not one per character: linear, not quadratic.
+_SENTENCE_END = re.compile(rf"(?<![.!?])[.!?]+(?=[{SEPARATORS}]|$)|[。！？]+")
 # A bullet: "- " or "* " (markdown's two list markers).
 _BULLET = re.compile(r"[-*] ")
 # A fenced block, ```json ... ``` (the language tag optional).
@@ -79,22 +119,56 @@ _FRAGMENT_SPLIT = re.compile(r"[.!?;:,()\[\]\n]+|\s[-–—]+\s|^[-–—]+\s")
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text`` (see ``_WORD``).
+    """The words of ``text``: tokens between separators with a letter or digit in them, so
+    the "- " of a bullet or the brackets of a JSON list are not words.
 
     >>> words("- red apple"), words('["red", "fig"]'), words("Привет мир")
     (['red', 'apple'], ['["red",', '"fig"]'], ['Привет', 'мир'])
+    >>> words("red\\u2800fig\\u200bplum\\x01pear"), words(". - \\u200b")
+    (['red', 'fig', 'plum', 'pear'], [])
     """
-    return _WORD.findall(text)
+    return [token for token in _SPLIT.split(text) if _HAS_ALNUM.search(token)]
+
+
+# Cyrillic and Greek letters that look like Latin ones (lower case: matching case-folds first).
+CONFUSABLES = {
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "н": "h", "і": "i",
+    "ј": "j", "к": "k", "ӏ": "l", "м": "m", "о": "o", "р": "p", "ԛ": "q", "ѕ": "s",
+    "т": "t", "ԝ": "w", "х": "x", "у": "y", "ү": "y", "ё": "e", "ї": "i", "ɑ": "a",
+    "ɡ": "g", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v",
+    "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ϲ": "c", "ϳ": "j",
+}
+_VISIBLE = str.maketrans({**CONFUSABLES, **{blank: " " for blank in _BLANKS}})
+# Controls other than whitespace, and format characters: nothing a reader sees.
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u180b-\u180f"
+                        r"\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                        r"\ufff9-\ufffb\U000e0000-\U000e0fff]")
+
+
+def visible_form(text: str) -> str:
+    """``text`` as matching sees it (module doc): NFKC, case-folded, invisibles removed,
+    leftover combining marks removed, blanks as spaces, look-alikes as Latin letters.
+
+    >>> visible_form("ＦＩＧ"), visible_form("f\\u00adi\\u200bg"), visible_form("fіg")
+    ('fig', 'fig', 'fig')
+    """
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text).casefold())
+    if not text.isascii():
+        text = "".join(c for c in text if not unicodedata.combining(c))
+    return text.translate(_VISIBLE)
 
 
 def _has_word(text: str, word: str) -> bool:
-    """Whole-word, case-insensitive, any script: "red" is in "Red fig" but not in "bred".
+    """Whole-word, case-insensitive, any script, as seen (``visible_form``): "red" is in
+    "Red fig" but not in "bred".
 
     >>> _has_word("Привет, Мир!", "мир"), _has_word("мировой", "мир")
     (True, False)
+    >>> _has_word("a ｆ\\u00adｉg", "fig"), _has_word("a fіg", "fig")
+    (True, True)
     """
-    pattern = rf"(?<!\w){re.escape(word)}(?!\w)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    pattern = rf"(?<!\w){re.escape(visible_form(word))}(?!\w)"
+    return re.search(pattern, visible_form(text)) is not None
 
 
 def max_words(text: str, params: dict[str, Any]) -> bool:
@@ -220,8 +294,8 @@ def follow_score(text: str, spec: list[dict[str, Any]]) -> float:
     """
     if not spec:
         raise ValueError("an instruction spec needs at least one constraint")
-    if not isinstance(text, str) or not text.strip():
-        return 0.0
+    if not isinstance(text, str) or not words(text):
+        return 0.0  # empty, or nothing a reader sees as a word: ".", "-", "\u200b"
     results = satisfied(text, spec)
     if claims_compliance(text) and not all(results):
         return 0.0  # claiming compliance without complying earns nothing at all

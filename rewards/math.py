@@ -43,13 +43,42 @@ also be in final form (``is_final_form``):
 - and the rest of the response may hold no number: ``3*(4+5)-7 = \\boxed{20}`` shows
   working. Where the answer cannot be told apart from the text (prose such as "the
   total is 20 apples"), the response may state no more numbers than the gold answer
-  does (``literal_count``). The policies here answer tersely.
+  does (``literal_count``). The policies here answer tersely;
+- and the response is a final value, not the question restated (``restates``): it may
+  carry no operator that the gold answer does not, where an operator is a binomial
+  (``\\binom``, ``\\dbinom``, ``\\choose``), a factorial (``6!``), a floor or ceiling, a
+  log or exp, a trigonometric function, a sum, product, integral, limit or determinant,
+  ``\\div``, a modulo, gcd/lcm, max/min, a root (``\\sqrt{16}`` for 4) or an absolute
+  value (``|-3|``); a fraction of integers must be in lowest terms with a denominator
+  above 1 (``\\frac{84}{12}``, ``10/12``, ``\\frac{8}{2}`` and ``\\frac{7}{1}`` are not final,
+  unless the gold writes the same fraction); no sign may apply to a sign (``-(-3)``,
+  ``--3``); and where the gold is a plain number (an integer, decimal, fraction, mixed
+  number, power of integers such as ``10^3`` or ``a\\times 10^k``), the answer must be one
+  too (``x =``, a sign, brackets, ``\\%``, degrees and a ``\\text{}`` unit aside), so that
+  no arithmetic of any kind is left, e.g. a bare ``6+3*2-6=`` that math_verify reads as 6.
+  Powers stay final (``10^3`` for 1000), as do equivalent forms of a closed form that
+  carries the same operators as the gold (``\\sqrt{12}`` for ``2\\sqrt{3}``).
+
+Bounded cost. Every call of ``math_equiv`` runs in a worker process with a hard limit of
+``HARD_TIMEOUT_S`` seconds (``rewards.deadline``), in whatever thread it is called: SymPy
+on ``9^{9^{9}}`` holds the GIL in one C call, so neither ``signal.alarm`` (main thread
+only) nor a thread can stop it; the worker is killed instead, the pair scores 0 and
+``rewards.deadline.TIMEOUTS["math_equiv"]`` counts it. Before that, replies that could
+only be costly are rejected unparsed (``too_costly``): an exponent tower (``9^{9^{9}}``,
+``2^(3^4)``), an exponent over ``MAX_EXPONENT``, a factorial of four or more digits, a
+run of 30 digits. Inside the worker math_verify's own ``signal.alarm`` limit
+(``TIMEOUT_S`` per parse or comparison) applies too, as the worker runs calls in its
+main thread. ``is_equivalent`` itself runs in the calling process, unbounded off the main
+thread: call it through ``math_equiv`` (or ``rewards.deadline.within``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import threading
+
+from rewards.deadline import within
 
 # Responses are cut to their last characters before parsing: SymPy's work
 # grows fast with input size, and a final answer ends a response.
@@ -59,6 +88,9 @@ _LONG_NUMBER = re.compile(r"[0-9]{30}")
 # Seconds math_verify may spend parsing or comparing one pair (signal.alarm
 # granularity, so a whole number).
 TIMEOUT_S = 1
+# Seconds one pair may take in all, in the worker process, before it is killed: math_verify's
+# own limits (parse the gold, parse the reply, compare) plus a margin.
+HARD_TIMEOUT_S = 5.0
 # Text already marked up as math is parsed as is; bare text is wrapped in $..$
 # because math_verify's plain-expression parser reads "2x+1" as just "2".
 _MATH_MARKUP = re.compile(r"\$|\\\(|\\\[|\\boxed")
@@ -85,6 +117,158 @@ _WORDS = re.compile(r"[A-Za-z]{2,}")
 # its precision. Read from the text: math_verify turns some decimals (0.5) into fractions.
 _DECIMAL_GOLD = re.compile(r"\s*(?:[A-Za-z]\s*=\s*)?-?[0-9,]*\.([0-9]+)\s*")
 _GOLD_MARKUP = re.compile(r"\$|\\[()\[\]]|\\boxed\{|\}")
+
+# --- final values (``restates``) and costly replies (``too_costly``) ------------------
+
+# Operators that leave work to do, by family: a response may carry one only if the gold does.
+_OPERATORS = {
+    "binomial": r"\\[dt]?binom(?![A-Za-z])|\\choose(?![A-Za-z])",
+    "factorial": r"(?<=[0-9)}\]])\s*!(?!=)",
+    "floor or ceiling": r"\\[lr](?:floor|ceil)|\\(?:operatorname\{)?(?:floor|ceil)\b|[⌊⌋⌈⌉]",
+    "log": r"\\(?:log|ln|lg|exp)(?![A-Za-z])|\\operatorname\{(?:log|ln|exp)\}",
+    "trigonometric": r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)h?(?![A-Za-z])",
+    "sum": r"\\sum(?![A-Za-z])",
+    "product": r"\\prod(?![A-Za-z])",
+    "integral": r"\\i+nt|\\oint",
+    "limit": r"\\lim(?![A-Za-z])",
+    "determinant": r"\\det(?![A-Za-z])|\\begin\{[vV]matrix\}",
+    "division": r"\\div(?![A-Za-z])|÷",
+    "modulo": r"\\[bp]?mod(?![A-Za-z])|\\operatorname\{mod\}",
+    "gcd or lcm": r"\\gcd(?![A-Za-z])|\\(?:operatorname|text|mathrm)\{(?:lcm|gcd)\}",
+    "max or min": r"\\(?:max|min)(?![A-Za-z])",
+    "root": r"\\sqrt|√",
+    "absolute value": r"\||\\[lr]?vert",
+}
+_OPERATOR = {family: re.compile(pattern) for family, pattern in _OPERATORS.items()}
+# Sizing commands that only draw brackets: "\left(" is "(".
+_SIZING = re.compile(r"\\(?:left|right|[bB]igg?[lr]?)(?![A-Za-z])")
+# A sign applied to a sign: -(-3), --3, -{-3}, +-3.
+_NESTED_SIGN = re.compile(r"[-+−]\s*(?:[({\[]\s*)*[-+−]")
+# A fraction of integers as written: \frac{a}{b} (\dfrac, \tfrac, \frac12), a/b.
+_INT_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{\s*(-?[0-9]+)\s*\}\s*\{\s*(-?[0-9]+)\s*\}"
+    r"|\\[dt]?frac\s*([0-9])([0-9])"
+    r"|(?<![0-9.])([0-9]+)\s*/\s*([0-9]+)(?![0-9.])")
+# A fraction with a decimal in it: \frac{1.5}{3}, 0.5/2, 3/1.5.
+_DECIMAL_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{[^{}]*\.[0-9][^{}]*\}|\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\.[0-9]"
+    r"|[0-9]\.[0-9]*\s*/\s*[0-9]|[0-9]\s*/\s*[0-9]*\.[0-9]")
+# A plain number (module doc): what a numeric gold is, and what answers to one must be.
+_INT = r"[0-9]{1,3}(?:(?:,|\{,\})[0-9]{3})+|[0-9]+"
+_DECIMAL = rf"(?:{_INT})(?:\.[0-9]*)?|\.[0-9]+"
+_FRAC = (r"\\[dt]?frac\s*\{\s*-?[0-9]+\s*\}\s*\{\s*-?[0-9]+\s*\}|\\[dt]?frac\s*[0-9][0-9]"
+         r"|[0-9]+\s*/\s*[0-9]+")
+_EXPONENT = r"\^\s*(?:\{\s*-?[0-9]+\s*\}|[0-9])"
+_VALUE = (rf"(?:{_DECIMAL})\s*(?:\\times|\\cdot|\*)\s*10\s*{_EXPONENT}"  # 1.5\times 10^{3}
+          rf"|[0-9]+\s*(?:{_FRAC})"  # a mixed number, 7\frac{1}{2}
+          rf"|{_FRAC}|[0-9]+\s*{_EXPONENT}|{_DECIMAL}"
+          # and pi, for a decimal gold: 2\pi, \frac{\pi}{2}
+          r"|[0-9]*\s*\\pi|\\[dt]?frac\s*\{\s*[0-9]*\s*\\pi\s*\}\s*\{\s*[0-9]+\s*\}")
+_UNIT = r"\\?%|\^\s*\{?\\circ\}?|\\circ|\\(?:text|mathrm|mbox)\s*\{[^{}0-9]*\}"
+_PLAIN_NUMBER = re.compile(
+    rf"\s*(?:[A-Za-z]\s*=\s*)?(?:\\\$\s*)?[-+−]?\s*"
+    rf"(?:\(\s*[-+−]?\s*(?:{_VALUE})\s*\)|(?:{_VALUE}))\s*(?:(?:{_UNIT})\s*)*")
+_MARKUP = re.compile(r"\$|\\[()\[\]]|\\boxed\s*\{|\\(?:displaystyle|[,;!: ])|\s")
+
+# Costly replies: a power whose exponent holds a power (a tower), a large exponent, a
+# factorial of a large number.
+MAX_EXPONENT = 10_000
+_POWER = re.compile(r"\^|\*\*")
+_FACTORIAL_OF_LARGE = re.compile(r"[0-9]{4,}\s*\}?\s*\)?\s*!")
+
+
+def _unmarked(text: str) -> str:
+    """``text`` without its math markup, sizing commands and spaces."""
+    return _MARKUP.sub("", _SIZING.sub("", text))
+
+
+def _exponent(text: str, start: int) -> tuple[str, str]:
+    """The exponent written from ``start`` (just after ``^``): a {group}, a (group) or a
+    token; and what follows it."""
+    while start < len(text) and text[start] == " ":
+        start += 1
+    if start >= len(text) or text[start] not in "{(":
+        token = re.match(r"-?[0-9]+|\\?[A-Za-z]+|.?", text[start:]).group(0)
+        return token, text[start + len(token):]
+    closing, depth = {"{": "}", "(": ")"}[text[start]], 0
+    for end in range(start, len(text)):
+        depth += {text[start]: 1, closing: -1}.get(text[end], 0)
+        if depth == 0:
+            return text[start + 1:end], text[end + 1:]
+    return text[start + 1:], ""
+
+
+def too_costly(text: str) -> bool:
+    """True if parsing ``text`` could take long: a tower, a huge exponent or factorial.
+
+    >>> too_costly("9^{9^{9}}"), too_costly("2^(3^4)"), too_costly("9**9**9")
+    (True, True, True)
+    >>> too_costly("10^{100000}"), too_costly("12345!"), too_costly("2^{10}"), too_costly("x^2+1")
+    (True, True, False, False)
+    """
+    if _LONG_NUMBER.search(text) or _FACTORIAL_OF_LARGE.search(text):
+        return True
+    for power in _POWER.finditer(text):
+        exponent, after = _exponent(text, power.end())
+        if _POWER.search(exponent) or _POWER.match(after.lstrip()):
+            return True  # a tower: 9^{9^9}, 9**9**9
+        if any(int(number) > MAX_EXPONENT for number in re.findall(r"[0-9]+", exponent)):
+            return True
+    return False
+
+
+def _fractions(text: str) -> set[tuple[int, int]]:
+    """The fractions of integers ``text`` writes, as (numerator, denominator) pairs."""
+    pairs = set()
+    for match in _INT_FRACTION.finditer(text):
+        numerator, denominator = [int(g) for g in match.groups() if g is not None]
+        pairs.add((numerator, denominator))
+    return pairs
+
+
+def _is_reduced(numerator: int, denominator: int) -> bool:
+    """A fraction in lowest terms whose denominator is above 1 (so not an integer)."""
+    return abs(denominator) > 1 and math.gcd(numerator, denominator) == 1
+
+
+def operators(text: str) -> set[str]:
+    """The operator families (``_OPERATORS``) that ``text`` uses.
+
+    >>> sorted(operators("\\\\dbinom{8}{4} + 6! + \\\\lfloor 3.2\\\\rfloor"))
+    ['binomial', 'factorial', 'floor or ceiling']
+    """
+    text = _SIZING.sub("", text)
+    return {family for family, pattern in _OPERATOR.items() if pattern.search(text)}
+
+
+def restates(response: str, answer: str) -> bool:
+    """True if ``response`` leaves work the gold ``answer`` does not (module doc).
+
+    >>> [restates(r, g) for r, g in [("\\\\dbinom{8}{4}", "70"), ("6!", "720"),
+    ...  ("\\\\frac{84}{12}", "7"), ("-(-3)", "3"), ("|-3|", "3"), ("100\\\\div4", "25")]]
+    [True, True, True, True, True, True]
+    >>> [restates(r, g) for r, g in [("70", "70"), ("\\\\frac{7}{2}", "3.5"), ("10^3", "1000"),
+    ...  ("\\\\sqrt{12}", "2\\\\sqrt{3}"), ("x = -3", "-3"), ("The answer is $70$", "70")]]
+    [False, False, False, False, False, False]
+    """
+    if operators(response) - operators(answer):
+        return True
+    if _NESTED_SIGN.search(_unmarked(response)) and not _NESTED_SIGN.search(_unmarked(answer)):
+        return True
+    if _DECIMAL_FRACTION.search(response) and not _DECIMAL_FRACTION.search(answer):
+        return True
+    gold_fractions = _fractions(answer)
+    if any(not _is_reduced(*pair) and pair not in gold_fractions
+           for pair in _fractions(response)):
+        return True
+    return False
+
+
+def _is_plain_number_text(text: str) -> bool:
+    """Whether ``text`` (markup aside) writes one plain number (module doc)."""
+    text = _SIZING.sub("", text)
+    text = re.sub(r"\\boxed\s*\{(.*)\}", r"\1", text.strip().strip("$"), flags=re.DOTALL)
+    return _PLAIN_NUMBER.fullmatch(text) is not None
 
 
 def literal_count(text: str) -> int:
@@ -222,6 +406,8 @@ def is_final_form(response: str, answer: str, parsed: list | None = None) -> boo
     (True, False)
     """
     response = normalize(response)
+    if restates(response, normalize(answer)):
+        return False  # binomials, factorials, unreduced fractions, ... the gold has not
     parsed = _parse(response) if parsed is None else parsed
     if not parsed or isinstance(parsed[0], str):
         return False
@@ -234,6 +420,8 @@ def is_final_form(response: str, answer: str, parsed: list | None = None) -> boo
     else:
         rest = None  # math_verify rewrote what it found: count the numbers instead
     if rest is not None and literal_count(rest) == 0:
+        if _is_plain_number_text(normalize(answer)) and not _is_plain_number_text(found):
+            return False  # a number is asked for, and this is arithmetic to do
         return not _JUXTAPOSED.search(found) and _structurally_final(parsed[0], answer)
     if rest is None or words:
         return literal_count(response) <= literal_count(normalize(answer))
@@ -318,16 +506,20 @@ def is_equivalent(response: str, answer: str) -> bool:
     (False, False)
     >>> is_equivalent("0.333333", "1/3"), is_equivalent("1/3", "0.33")
     (False, True)
+    >>> is_equivalent("6+3*2-6=", "6"), is_equivalent("\\\\dbinom{8}{4}", "70")
+    (False, False)
     """
     from math_verify.errors import TimeoutException
 
     if not isinstance(response, str) or not response.strip():
         return False
     response, answer = response[-MAX_CHARS:], str(answer)[-MAX_CHARS:]
-    if _LONG_NUMBER.search(response):
+    if too_costly(response):
         return False
     try:
         response, answer = normalize(response), normalize(answer)
+        if restates(response, answer):
+            return False  # checked before parsing: cheaper, and fewer inputs reach SymPy
         gold, pred = _parse(answer), _parse(response)
         if not gold or not pred or not is_final_form(response, answer, pred):
             return False  # unevaluated: echoes the question or shows working
@@ -337,8 +529,27 @@ def is_equivalent(response: str, answer: str) -> bool:
         return False
 
 
+def warm_up() -> None:
+    """Import math_verify and SymPy and parse once (the worker's setup, off the clock)."""
+    is_equivalent("\\frac{1}{2}", "0.5")
+
+
+def _limited_equivalent(response: str, answer: str) -> bool:
+    """``is_equivalent`` in the verifier worker, False after ``HARD_TIMEOUT_S`` (module doc)."""
+    if not isinstance(response, str) or not response.strip():
+        return False
+    response, answer = response[-MAX_CHARS:], str(answer)[-MAX_CHARS:]
+    if too_costly(response):
+        return False  # not worth a round trip
+    outcome = within(is_equivalent, response, answer, seconds=HARD_TIMEOUT_S, default=False,
+                     setup=(warm_up,), name="math_equiv")
+    return bool(outcome.value)
+
+
 def math_equiv(responses: list[str], answers: list[str]) -> list[float]:
     """1.0 where a response is equivalent to its answer and in final form, else 0.0.
+
+    Each pair is decided in the verifier worker within ``HARD_TIMEOUT_S`` (module doc).
 
     >>> responses = ["\\\\frac{1}{2}", "x=3", "\\\\boxed{4}", "-0.50", "5"]
     >>> math_equiv(responses, ["0.5", "3", "4", "-1/2", "4"])
@@ -349,6 +560,6 @@ def math_equiv(responses: list[str], answers: list[str]) -> list[float]:
             f"math_equiv got {len(responses)} responses but {len(answers)} answers"
         )
     return [
-        1.0 if is_equivalent(response, answer) else 0.0
+        1.0 if _limited_equivalent(response, answer) else 0.0
         for response, answer in zip(responses, answers)
     ]

@@ -24,17 +24,25 @@ kernel allows it, a run gets:
   and the process count of the run's whole process tree, not of each process.
   The host moves the launcher into it before the launcher may go on, and kills
   whatever is left in it afterwards. ``SandboxResult.memory_peak_mb`` is the
-  tree's peak. Where no cgroup can be made, the caps are per process
-  (RLIMIT_AS) and per uid (RLIMIT_NPROC), and a warning says so once;
-  ``memory_cap()`` tells which is in force.
+  tree's peak. Where no cgroup can be made (``memory_cap()`` tells which is in
+  force, and a warning says so once), the tree is capped by arithmetic instead
+  (``fallback_caps``): the private tmpfs mounts together get a quarter of
+  ``memory_mb`` (``size=``), and the rest is split between at most
+  ``max_processes`` processes, each of at least ``FALLBACK_PROCESS_MB``, so that
+  RLIMIT_NPROC (processes of the run's uid, threads included) times RLIMIT_AS
+  (each process's address space) plus the tmpfs sizes is at most ``memory_mb``.
+  With the defaults (512 MB, 32 processes) a run gets 4 processes of 96 MB and
+  128 MB of tmpfs: four children of 300 MB or 1.2 GB of /tmp files cannot be made.
+  A ``memory_mb`` too small for one process is refused with a ValueError.
 - **a jail**: new mount, PID, IPC, UTS and network namespaces. Its root is a
   fresh read-only tmpfs with read-only, nosuid binds of the system folders
   (/usr, /etc and the /bin, /lib links), five device nodes (null, zero, full,
   random, urandom), a new /proc that shows the run's processes only, and
-  private tmpfs at /tmp, /var/tmp and /dev/shm (charged to the cgroup, gone
-  with the jail). The cwd is a folder in the jail's /tmp holding a copy of the
-  script. Nothing else of the host exists in it: not the project, not /root or
-  /home, not /run, /sys or the host's /tmp, so no host Unix socket can be
+  private tmpfs at /tmp, /var/tmp and /dev/shm (charged to the cgroup, or
+  sized to a share of ``memory_mb`` without one; gone with the jail). The
+  cwd is a folder in the jail's /tmp holding a copy of the script. Nothing
+  else of the host exists in it: not the project, not /root or /home, not
+  /run, /sys or the host's /tmp, so no host Unix socket can be
   reached (filesystem sockets need a path; abstract ones belong to the network
   namespace, which has only a downed loopback), and no SysV IPC object of the
   host either. The jail's PID 1 is a trusted init that reaps orphans; when the
@@ -98,6 +106,12 @@ FILE_SIZE_MB = 16  # largest file a run may write, its stdout and stderr include
 MAX_OPEN_FILES = 64
 SWEEP_SECONDS = 1.0  # how long to wait for killed leftovers to disappear
 LAUNCHER_PROCESSES = 2  # the jail's launcher and init count against the cgroup's pids.max
+# Without a cgroup (see the module doc): the smallest address space a run's process gets
+# (the interpreter, the launcher's imports and the code harness fit in about 40 MB), and
+# the share of memory_mb the private tmpfs mounts get between them.
+FALLBACK_PROCESS_MB = 96
+FALLBACK_TMPFS_SHARE = 4  # a quarter
+TMPFS_MOUNTS = ("/tmp", "/var/tmp", "/dev/shm")
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -241,7 +255,7 @@ def build_jail(libc, config, jail):
     for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
         os.symlink(target, root + "/dev/" + name)
-    for path in ("/tmp", "/var/tmp", "/dev/shm"):
+    for path in jail["tmpfs"]:
         os.makedirs(root + path)
         mount("tmpfs", root + path, "tmpfs", MS_NOSUID | MS_NODEV,
               "size=%dm,mode=1777" % jail["tmpfs_mb"])
@@ -347,15 +361,18 @@ def run_python(
 ) -> SandboxResult:
     """Run ``code`` as a script in the sandbox, feeding it ``stdin``.
 
-    ``memory_mb`` caps the run's whole process tree where a cgroup can be
-    made, and each process's address space in any case; ``max_processes``
-    likewise. ``network`` forces an isolation mode ("auto": the namespace
-    where it works, else the prelude); ``python`` names the interpreter
-    (default: the first one that runs in the sandbox, see ``sandbox_python``).
+    ``memory_mb`` caps the run's whole process tree, its private tmpfs
+    included: by a cgroup where one can be made, else (as root) by splitting it
+    between a quarter for tmpfs and a few processes (``fallback_caps``);
+    ``max_processes`` likewise caps the tree's processes. ``network``
+    forces an isolation mode ("auto": the namespace where it works, else the
+    prelude); ``python`` names the interpreter (default: the first one that
+    runs in the sandbox, see ``sandbox_python``).
     ``preload`` maps module names to trusted source that the run imports
     before it is confined (so the script can import them, though the jail has
     no copy), from bytecode cached across runs. Limits that are exceeded end
-    the run; they never raise here. Errors of the host (no usable interpreter,
+    the run; they never raise here (a ``memory_mb`` too small for the fallback
+    does, see ``fallback_caps``). Errors of the host (no usable interpreter,
     a namespace that was promised but failed) do.
     """
     isolation = network_isolation() if network == "auto" else network
@@ -373,13 +390,17 @@ def run_python(
             if backend is not None and uid is not None:
                 cgroups = _make_cgroups(backend, f"k2rl-sandbox-{os.getpid()}-{uid}",
                                         memory_mb, max_processes)
+            # Without a cgroup, only as root do per-uid process counts cap the tree.
+            processes, process_mb, tmpfs_mb = (
+                (max_processes, memory_mb, memory_mb) if cgroups or uid is None
+                else fallback_caps(memory_mb, max_processes))
             config = {
                 "script": SCRIPT_NAME, "work": work, "uid": uid,
                 "cwd": _jail_cwd(base) if jail else work,
                 "unshare": (JAIL_NAMESPACES if jail else 0)
                            | (CLONE_NEWNET if isolation == "netns" else 0),
-                "jail": _jail_config(base, memory_mb) if jail else None,
-                "limits": _limits(cpu_seconds, memory_mb, max_processes),
+                "jail": _jail_config(base, tmpfs_mb) if jail else None,
+                "limits": _limits(cpu_seconds, process_mb, processes),
                 "prelude": isolation == "prelude",
                 "preload": [(module_folder(name, source), name)
                             for name, source in (preload or {}).items()],
@@ -404,6 +425,22 @@ def run_python(
             _release_uid(uid, zombies)
 
 
+def fallback_caps(memory_mb: int, max_processes: int) -> tuple[int, int, int]:
+    """(processes, MB per process, MB per tmpfs mount) that keep a run's whole tree within
+    ``memory_mb`` where no cgroup counts it (module doc).
+
+    >>> fallback_caps(512, 32), fallback_caps(512, 2), fallback_caps(1024, 32)
+    ((4, 96, 42), (2, 192, 42), (8, 96, 85))
+    """
+    tmpfs_total = memory_mb // FALLBACK_TMPFS_SHARE
+    processes = min(max_processes, (memory_mb - tmpfs_total) // FALLBACK_PROCESS_MB)
+    if processes < 1:
+        raise ValueError(
+            f"memory_mb={memory_mb} is too small for a sandbox run without a cgroup: after a "
+            f"quarter for its tmpfs, one process needs {FALLBACK_PROCESS_MB} MB")
+    return processes, (memory_mb - tmpfs_total) // processes, tmpfs_total // len(TMPFS_MOUNTS)
+
+
 def _make_folders(base: str, uid: int | None) -> str:
     """The run's folder (``base``/work, owned by ``uid``: its cwd without a jail, the
     script's only copy in the jail) and the jail's mount point (``base``/root)."""
@@ -421,13 +458,14 @@ def _jail_cwd(base: str) -> str:
     return f"/tmp/{os.path.basename(base)}/work"
 
 
-def _jail_config(base: str, memory_mb: int) -> dict[str, Any]:
-    """What the launcher needs to build the jail in ``base``/root."""
+def _jail_config(base: str, tmpfs_mb: int) -> dict[str, Any]:
+    """What the launcher needs to build the jail in ``base``/root (``tmpfs_mb`` per mount)."""
     return {
         "root": os.path.join(base, "root"),
         "system": [path for path in JAIL_SYSTEM_PATHS if os.path.lexists(path)],
         "devices": [name for name in JAIL_DEVICES if os.path.exists("/dev/" + name)],
-        "tmpfs_mb": memory_mb,
+        "tmpfs_mb": tmpfs_mb,
+        "tmpfs": TMPFS_MOUNTS,
         "pivot_root": PIVOT_ROOT_SYSCALLS.get(os.uname().machine),
     }
 
@@ -634,8 +672,9 @@ def _cgroup_backend() -> CgroupBackend | None:
                 logger.info("k2rl sandbox: memory and processes capped per run's process tree "
                             "by cgroup v%d under %s", _cgroup.version, ", ".join(_cgroup.parents))
             else:
-                logger.warning("k2rl sandbox: no cgroup can be made here; memory is capped per "
-                               "process (RLIMIT_AS) and processes per uid (RLIMIT_NPROC) only")
+                logger.warning("k2rl sandbox: no cgroup can be made here; a run's memory_mb is "
+                               "split between a sized tmpfs and a few processes of RLIMIT_AS "
+                               "each, their number capped by RLIMIT_NPROC (fallback_caps)")
         return _cgroup
 
 

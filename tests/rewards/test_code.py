@@ -130,3 +130,19 @@ def test_values_that_are_not_plain_data_fail(response: str) -> None:
 def test_a_response_that_forks_is_still_served_once() -> None:
     forks = "import os\nif os.fork() == 0:\n    pass\ndef f(x):\n    return x + 1"
     assert unit_test_fraction([forks], [["assert f(1) == 2", "assert f(2) == 3"]]) == [1.0]
+
+
+def test_check_plain_checks_every_value_even_where_ids_are_reused() -> None:
+    """Issue 29: the walk tracked ``id()`` of the temporary ``dict.items()`` pairs, so a
+    nested dict's pair could take a freed pair's id and its code object went unchecked."""
+    import marshal
+
+    from rewards.code import check_plain
+
+    code = compile("1", "<response>", "eval")
+    for value in ({"a": {"b": code}}, [{"a": {"b": {"c": code}}}], {"a": 1, "b": {"c": code}},
+                  ({1: 2}, {3: {4: code}})):
+        with pytest.raises(TypeError, match="sent a code"):
+            check_plain(marshal.loads(marshal.dumps(value)))
+    shared = [1, 2]
+    assert check_plain({"a": shared, "b": (shared, shared)}) == {"a": shared, "b": (shared, shared)}

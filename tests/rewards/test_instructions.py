@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import time
 
 import pytest
 
@@ -107,3 +108,56 @@ def test_bad_specs_are_caller_errors() -> None:
         instruction_following(["fig"], [[]])
     with pytest.raises(ValueError, match="2 responses but 1 specs"):
         instruction_following(["fig", "red"], [SPEC])
+
+
+# --- issue 29: invisible replies, invisible separators, look-alike letters, cost ---------
+
+@pytest.mark.parametrize("invisible", [".", "-", "\u200b", "\u2800", " \u200b\u2060 ", "\x01",
+                                       "...", "- -", "\ufeff", "\u3164"])
+def test_a_reply_with_no_visible_word_earns_nothing(invisible: str) -> None:
+    spec = [{"kind": "max_words", "n": 3}, {"kind": "exclude", "word": "red"},
+            {"kind": "lowercase"}]
+    assert instruction_following([invisible], [spec]) == [0.0]
+
+
+@pytest.mark.parametrize("separator", ["\u2800", "\u200b", "\u2060", "\x01", "\u3000", "\u00a0",
+                                       "\u180e", "\ufeff", "\u2028", "\x7f", "\u3164"])
+def test_words_joined_by_an_invisible_separator_are_counted_apart(separator: str) -> None:
+    text = separator.join(["red", "fig", "plum", "pear"])
+    assert instruction_following([text] * 2, [[{"kind": "max_words", "n": 3}],
+                                              [{"kind": "min_words", "n": 4}]]) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("disguised", [
+    "a f\u0456g",  # Cyrillic і
+    "a ｆｉｇ",  # fullwidth
+    "a f\u00adig", "a fi\u200bg", "a fi\u2060g", "a FIG", "a fi\u0307g",  # soft hyphen, ZW, mark
+    "a \U0001d41f\U0001d422\U0001d420",  # mathematical bold
+    "a fig\u200b", "a F\u0406G",  # Cyrillic capital І
+])
+def test_avoid_sees_through_disguised_letters(disguised: str) -> None:
+    spec = [{"kind": "exclude", "word": "fig"}]
+    assert instruction_following([disguised], [spec]) == [0.0]
+    assert instruction_following([disguised], [[{"kind": "include", "word": "fig"}]]) == [1.0]
+
+
+def test_matching_as_seen_keeps_other_scripts_and_whole_words() -> None:
+    assert CHECKS["include"]("Привет, Мир!", {"word": "мир"})
+    assert not CHECKS["include"]("мировой рекорд", {"word": "мир"})
+    assert CHECKS["exclude"]("figs and bred", {"word": "fig"})
+    assert CHECKS["include"]("un café noir", {"word": "café"})
+
+
+KINDS = [{"kind": "max_words", "n": 3}, {"kind": "min_words", "n": 3},
+         {"kind": "max_chars", "n": 10}, {"kind": "lowercase"}, {"kind": "uppercase"},
+         {"kind": "include", "word": "red"}, {"kind": "exclude", "word": "red"},
+         {"kind": "json"}, {"kind": "bullets"}, {"kind": "sentences", "n": 2}]
+
+
+@pytest.mark.parametrize("flood", ["!" * 65536, "!" * 65536 + "x", "[" * 65536, "a" * 65536,
+                                   "- " * 32768, ". " * 32768, "\u200b" * 65536])
+def test_every_kind_is_cheap_on_a_64k_flood(flood: str) -> None:
+    """Before: max_words on 32k "!" took 8.5-10 s, sentences on 64k "!" + "x" over a minute."""
+    start = time.perf_counter()
+    instruction_following([flood], [KINDS])
+    assert time.perf_counter() - start < 5.0  # milliseconds on an idle machine

@@ -418,3 +418,87 @@ def test_host_processes_never_share_a_run_uid() -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+# --- issue 29: the fallback without a cgroup caps the whole tree and its tmpfs -----------
+
+@pytest.fixture
+def no_cgroup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs as on a host where no cgroup can be made (the jail stays, if there is one)."""
+    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", True)
+    monkeypatch.setattr(rewards.sandbox, "_cgroup", None)
+    assert memory_cap() == "rlimit"
+
+
+# Four children of 300 MB each, all alive at once: the issue's run held 1,240 MB under a
+# 512 MB "cap" (each child alone fits a per-process RLIMIT_AS of 512 MB).
+FOUR_CHILDREN = """\
+import os, time
+held, pids = 0, []
+for _ in range(4):
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        try:
+            block = bytearray(300 * 2**20)
+            block[::4096] = b"x" * len(block[::4096])
+            os.write(write, b"1")
+        except MemoryError:
+            os.write(write, b"0")
+        time.sleep(2)
+        os._exit(0)
+    held += os.read(read, 1) == b"1"
+    pids.append(pid)
+print(held * 300)
+"""
+# 400 MB of files in each private tmpfs (16 MB files: RLIMIT_FSIZE), 1,200 MB in all.
+TMPFS_FILES = """\
+import os
+total = 0
+for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+    for index in range(25):
+        try:
+            with open(os.path.join(folder, f"fill{index}"), "wb") as file:
+                for _ in range(16):
+                    file.write(b"x" * 2**20)
+                    total += 1
+        except OSError:
+            break
+print(total)
+"""
+
+
+@needs_root
+def test_without_a_cgroup_children_cannot_hold_more_than_the_cap(no_cgroup: None) -> None:
+    result = run_python(FOUR_CHILDREN, memory_mb=512, timeout=20.0)
+    assert int(result.stdout.split()[-1]) + 128 <= 512, result  # tmpfs's quarter aside
+    assert live_leftovers() == []
+
+
+@needs_root
+@needs_jail
+def test_without_a_cgroup_the_private_tmpfs_is_sized(no_cgroup: None) -> None:
+    result = run_python(TMPFS_FILES, memory_mb=512, timeout=20.0)
+    assert int(result.stdout.split()[-1]) <= 512 // 4, result
+
+
+@needs_root
+def test_without_a_cgroup_code_rewards_still_run(no_cgroup: None) -> None:
+    tests = [["assert f(1) == 2", "assert f(2) == 3"]] * 2
+    assert unit_test_fraction(["def f(x):\n    return x + 1", "def f(x):\n    return x"],
+                              tests) == [1.0, 0.0]
+
+
+def test_fallback_caps_add_up_to_memory_mb() -> None:
+    for memory_mb in (128, 256, 512, 1000, 4096):
+        for max_processes in (1, 2, 8, 32):
+            processes, process_mb, tmpfs_mb = rewards.sandbox.fallback_caps(memory_mb,
+                                                                           max_processes)
+            assert 1 <= processes <= max_processes
+            assert process_mb >= rewards.sandbox.FALLBACK_PROCESS_MB
+            assert processes * process_mb + 3 * tmpfs_mb <= memory_mb
+    with pytest.raises(ValueError, match="memory_mb=64 is too small for a sandbox run"):
+        rewards.sandbox.fallback_caps(64, 32)

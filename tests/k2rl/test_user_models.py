@@ -133,11 +133,13 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
     pairs.write_text(json.dumps({"prompt": "2+2=", "chosen": "4", "rejected": "5"}) + "\n")
     proc = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model",
                            str(tmp_path / "u" / "checkpoints" / "step-00002"), "--pairs",
-                           str(pairs), "--json"], cwd=ROOT, capture_output=True, text=True,
+                           str(pairs), "--json", "--show", "1", "--log", str(tmp_path / "e.log")],
+                          cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    result = json.loads(proc.stdout[proc.stdout.index("{"):proc.stdout.index("\n\n[1]")])
     assert result["n"] == 1 and 0.0 <= result["accuracy"] <= 1.0
+    assert "judge's working:" in proc.stdout  # judged in the model's own assistant turns
 
 
 @pytest.mark.slow

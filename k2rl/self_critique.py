@@ -264,25 +264,15 @@ def heldout_pairs(store, n: int) -> list[dict]:
     return store.pairs("heldout")[:n]
 
 
-def reasoned_right(j: Judgment) -> bool:
-    """Whether a judgment of a labelled pair (chosen first) is right for its own reasons: its
-    combined verdict names the chosen answer, and its check lines say so too (the chosen
-    one's ends "yes", the rejected one's "no"). A verdict right by position after two "yes"
-    checks is not."""
-    chosen, rejected = (c.strip().lower() for c in j.checks)
-    return j.preference > 0.5 and chosen.endswith("yes") and rejected.endswith("no")
-
-
 def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment]
                    ) -> list[tuple[list[int], list[int]]]:
     """Training examples from the judge's own judgments of labelled pairs (chosen first):
     each pair in both orders, with the loss on the right verdict always and on the judge's
-    own working and checks only where it reasoned right (`reasoned_right`: rejection-sampled
-    self-training, as STaR; it learns from its reasoning where that reasoning led it right,
-    and never from checks that contradict the label)."""
+    own working and checks only where its verdict named the chosen answer (rejection-sampled
+    self-training: it learns from its reasoning where that reasoning led it right)."""
     out = []
     for c, j in zip(comparisons, judgments):
-        agreed = reasoned_right(j)
+        agreed = j.preference > 0.5
         (a, b), (ca, cb) = j.shown, j.checks
         last = len(example_messages(c.prompt, c.rubrics, j.working, a, ca, b, cb, VERDICTS[0])) - 1
         for x, cx, y, cy, verdict in ((a, ca, b, cb, VERDICTS[0]), (b, cb, a, ca, VERDICTS[1])):

@@ -161,11 +161,6 @@ def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
     c = comparison_of(Pair("2+2=", "4", "5", "arithmetic"), load_rubrics())
     right = Judgment(0.9, 0.2, "2+2=4", ("4 vs 4: yes", "5 vs 4: no"), ("4", "5"))
     wrong = Judgment(0.3, 0.8, "2+2=5", ("4 vs 5: no", "5 vs 5: yes"), ("4", "5"))
-    # right by position only: both checks "yes", the verdict happened to name the chosen one
-    lucky = Judgment(0.9, 0.6, "2+2=4", ("4 vs 4: yes", "5 vs 4: yes"), ("4", "5"))
-    assert lucky.preference > 0.5
-    l_ab, l_ba = judge_examples(TOK, [c], [lucky])
-    assert TOK.decode([i for i, m in zip(*l_ab) if m]) == "A<|eos|>"  # its checks are not kept
     (r_ab, r_ba), (w_ab, w_ba) = (judge_examples(TOK, [c], [j]) for j in (right, wrong))
     for ids, mask in (r_ab, r_ba, w_ab, w_ba):
         assert len(ids) == len(mask)

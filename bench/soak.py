@@ -16,8 +16,10 @@ checkout (say, the commit before the run store kept steps in files) for a before
 Where the run logs `mem/*` (k2rl since the run store change) those are summarised too.
 
 Profile mode: one in-process hybrid worker (no Ray, no Redis) does what a tiny run's step does
-on the worker: roll out the step's prompts, train, push weights, a greedy held-out evaluation
-every `eval.every` steps and a checkpoint every `log.checkpoint_every`; tracemalloc snapshots
+on the worker: roll out the step's prompts, train with the critic's pairs (harvested from the
+groups, kept in a list here instead of Redis), push weights, a greedy held-out evaluation and the
+judge's held-out pairs every `eval.every` steps, a checkpoint every `log.checkpoint_every`, and
+the RSS query the controller makes every step; tracemalloc snapshots
 after a warm-up and at the end, compared by allocation site, with RSS and the glibc heap
 (mallinfo2) at both points. Python allocations that grow show by name; growth that tracemalloc
 does not see is native (torch, vLLM, glibc's arenas).
@@ -140,19 +142,31 @@ def watch(args, overrides: list[str]) -> dict:
             except Exception:
                 client = None
             samples.append(sample)
+            with open(base / "samples.jsonl", "a") as f:  # kept if this process dies
+                f.write(json.dumps(sample) + "\n")
             if time.time() > deadline:
                 try:
                     breakdown = key_breakdown(client) if client else None
                 except Exception as e:
                     breakdown = {"error": str(e)}
-                proc.send_signal(signal.SIGINT)  # as Ctrl-C: the run stops and says so
-                proc.wait(timeout=120)
+                stop(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
         log.close()
     return summarize(args, command, base, run, proc.returncode, samples, breakdown,
                      time.time() - start)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGINT (as Ctrl-C), then SIGTERM, then SIGKILL (the run's reaper stops its services)."""
+    for sig, wait in ((signal.SIGINT, 180), (signal.SIGTERM, 60), (signal.SIGKILL, 60)):
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def slope_per_step(points: list[tuple[float, float]]) -> float | None:
@@ -242,6 +256,7 @@ def heap_mb() -> float | None:
 def profile(args) -> dict:
     import tracemalloc
 
+    import numpy as np
     import psutil
 
     from k2rl import heldout
@@ -249,10 +264,19 @@ def profile(args) -> dict:
     from k2rl.hybrid import HybridWorker
     from k2rl.model import default_model
     from k2rl.sampling import sample_requests
+    from k2rl.self_critique import harvest, training_pairs
 
     cfg = load_config(ROOT / "configs" / "tiny.yaml")
     worker = HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
     held = heldout.eval_requests(cfg)
+    judge_held = [p.to_json() for p in heldout.critic_pairs(
+        worker.rollout(heldout.critic_requests(cfg, held), 0), cfg.critic.eval_pairs)]
+
+    class Pairs(list):  # the run's pairs:train list, in memory (grows as in Redis)
+        def pairs(self, split):
+            return self
+
+    train_pairs = Pairs()
     ckpt = Path(tempfile.mkdtemp(prefix="k2rl-soak-ckpt-"))
     me = psutil.Process()
 
@@ -263,10 +287,15 @@ def profile(args) -> dict:
 
     def step_once(step: int) -> None:
         groups = worker.rollout(sample_requests(cfg, step, None, None), step)
-        worker.train(groups, step)
+        train_pairs.extend(json.loads(json.dumps(p.to_json())) for p in harvest(groups))
+        drawn = training_pairs(train_pairs, cfg.critic.pairs_per_step,
+                               np.random.default_rng([cfg.train.seed, step]))
+        worker.train(groups, step, drawn)
         worker.sync()
         if step % cfg.eval.every == 0:
             worker.rollout(held, 0)
+            if judge_held:
+                worker.critic_eval(judge_held)
         if step % cfg.log.checkpoint_every == 0:
             worker.save(str(ckpt / f"step-{step:05d}"), {"step": step})
         worker.rss_mb()
@@ -280,6 +309,7 @@ def profile(args) -> dict:
             first = tracemalloc.take_snapshot()
         if step % 25 == 0 or step in (1, warmup):
             points.append(point(step))
+            print(json.dumps(points[-1]), file=sys.stderr, flush=True)
     last = tracemalloc.take_snapshot()
     wall = time.time() - start
     filters = [tracemalloc.Filter(False, tracemalloc.__file__)]
@@ -292,6 +322,7 @@ def profile(args) -> dict:
     a = next(p for p in points if p["step"] == warmup)
     b = points[-1]
     return {"steps": args.steps, "warmup": warmup, "wall_s": round(wall, 1), "points": points,
+            "train_pairs_at_end": len(train_pairs), "judge_heldout_pairs": len(judge_held),
             "per_step_after_warmup_kb": {k: round((b[k] - a[k]) * 1024 / n, 2)
                                          for k in ("rss_mb", "heap_mb", "traced_mb")},
             "traced_growth_top": top}
@@ -309,12 +340,23 @@ def main() -> None:
     p.add_argument("--label", default=None, help="key in --out (default: after / profile)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     p.add_argument("--profile", action="store_true", help="tracemalloc of an in-process worker")
+    p.add_argument("--from-run", type=Path, help="summarise a soak's run folder again (say, one "
+                                                 "whose watcher died): metrics.jsonl's mem/*")
     p.add_argument("--warmup", type=int, default=100, help="profile: steps before the first "
                                                            "snapshot")
     p.add_argument("--frames", type=int, default=6, help="profile: traceback depth")
     p.add_argument("--top", type=int, default=20, help="profile: allocation sites kept")
     args, overrides = p.parse_known_args()
-    if args.profile:
+    if args.from_run:
+        run = args.from_run
+        path = run.parent / "samples.jsonl"
+        samples = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+        wall = (run / "metrics.jsonl").stat().st_mtime - (run / "config.yaml").stat().st_mtime
+        args.steps = args.steps or 3000
+        result = summarize(args, ["", "(summarised from the run folder)"], run.parent, run,
+                           None, samples, None, wall)
+        label = args.label or "after"
+    elif args.profile:
         args.steps = args.steps or 400
         result, label = profile(args), args.label or "profile"
     else:

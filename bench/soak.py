@@ -19,10 +19,17 @@ Profile mode: one in-process hybrid worker (no Ray, no Redis) does what a tiny r
 on the worker: roll out the step's prompts, train with the critic's pairs (harvested from the
 groups, kept in a list here instead of Redis), push weights, a greedy held-out evaluation and the
 judge's held-out pairs every `eval.every` steps, a checkpoint every `log.checkpoint_every`, and
-the RSS query the controller makes every step; tracemalloc snapshots
-after a warm-up and at the end, compared by allocation site, with RSS and the glibc heap
-(mallinfo2) at both points. Python allocations that grow show by name; growth that tracemalloc
-does not see is native (torch, vLLM, glibc's arenas).
+the RSS query the controller makes every step. tracemalloc starts after `--warmup` steps (it
+slows vLLM's Python many times over), so what it holds at the end is what was allocated since
+and is still alive: the growth, by allocation site; RSS and the glibc heap (mallinfo2) are
+taken at both points. Python allocations that grow show by name; growth that tracemalloc does
+not see is native (torch, vLLM, glibc's arenas).
+
+Layouts mode (`--layouts RUN_DIR`, a soak's run folder): the run's stored steps (its
+rollouts/ files) written again into a fresh redis-server, once as k2rl kept them before the run
+store change (every group an entry of one `rollouts` stream, kept forever) and once as now (a
+list per step, the newest `redis.keep_steps` kept), with its metrics.jsonl as the metrics stream:
+Redis's used_memory per step, so the before/after figure comes from the same trajectories.
 
 Results go into `--out` under `--label` (other labels are kept). Run it niced on a shared
 machine: `nice -n 15 python bench/soak.py ...`.
@@ -301,23 +308,21 @@ def profile(args) -> dict:
         worker.rss_mb()
 
     warmup, points = args.warmup, []
-    tracemalloc.start(args.frames)
     start = time.time()
     for step in range(1, args.steps + 1):
         step_once(step)
         if step == warmup:
-            first = tracemalloc.take_snapshot()
-        if step % 25 == 0 or step in (1, warmup):
+            tracemalloc.start(args.frames)
+        if step % 10 == 0 or step in (1, warmup):
             points.append(point(step))
             print(json.dumps(points[-1]), file=sys.stderr, flush=True)
     last = tracemalloc.take_snapshot()
     wall = time.time() - start
-    filters = [tracemalloc.Filter(False, tracemalloc.__file__)]
-    diff = last.filter_traces(filters).compare_to(first.filter_traces(filters), "traceback")
-    top = [{"kb": round(d.size_diff / 1024, 1), "blocks": d.count_diff,
+    alive = last.filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+    top = [{"kb": round(s.size / 1024, 1), "blocks": s.count,
             "where": [f"{f.filename.replace(str(ROOT) + '/', '')}:{f.lineno}"
-                      for f in d.traceback[-args.frames:]]}
-           for d in diff[:args.top]]
+                      for f in s.traceback]}
+           for s in alive.statistics("traceback")[:args.top]]
     n = args.steps - warmup
     a = next(p for p in points if p["step"] == warmup)
     b = points[-1]
@@ -325,7 +330,52 @@ def profile(args) -> dict:
             "train_pairs_at_end": len(train_pairs), "judge_heldout_pairs": len(judge_held),
             "per_step_after_warmup_kb": {k: round((b[k] - a[k]) * 1024 / n, 2)
                                          for k in ("rss_mb", "heap_mb", "traced_mb")},
-            "traced_growth_top": top}
+            "alive_since_warmup_top": top}
+
+
+# --------------------------------------------------------------------------- Redis layouts
+
+
+def layouts(run: Path, keep_steps: int = 20) -> dict:
+    from k2rl.group import Group
+    from k2rl.store import RunStore, connect, read_lines, start_redis
+
+    files = sorted((run / "rollouts").glob("step-*.jsonl.gz"))
+    steps = [(int(f.name[5:10]), read_lines(f)) for f in files]
+    metrics = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    out = {"steps": len(steps), "keep_steps": keep_steps}
+    with tempfile.TemporaryDirectory() as tmp, start_redis(Path(tmp)) as server:
+        client = connect(server.url)
+
+        def used() -> int:  # the keys' own bytes (MEMORY USAGE), not the server's buffers
+            return sum(client.memory_usage(k, samples=0) or 0 for k in client.scan_iter())
+
+        half = len(steps) // 2
+        old, new = [], []
+        for i, (step, lines) in enumerate(steps):  # as before: one stream, every group forever
+            for line in lines:
+                client.xadd("old:rollouts", {"step": step, "group_id": "x", "data": line})
+            client.hset("old:rollout_steps", str(step), len(lines))
+            if i + 1 in (half, len(steps)):
+                old.append(used())
+        client.flushall()
+        store = RunStore(client, "new", Path(tmp) / "new", keep_steps)
+        for i, (step, lines) in enumerate(steps):
+            store.add_rollouts(step, [Group.from_dict(json.loads(x)) for x in lines])
+            if i + 1 in (half, len(steps)):
+                new.append(used())
+        client.flushall()
+        for m in metrics:
+            client.xadd("metrics", {"step": m["step"], "data": json.dumps(
+                {k: v for k, v in m.items() if k != "step"})})
+        metric_bytes = used()
+    n, second = max(len(steps), 1), max(len(steps) - half, 1)
+    out |= {"before_bytes_at_end": old[-1], "after_bytes_at_end": new[-1],
+            "before_bytes_per_step_second_half": round((old[-1] - old[0]) / second, 1),
+            "after_bytes_per_step_second_half": round((new[-1] - new[0]) / second, 1),
+            "metrics_stream_bytes_per_step": round(metric_bytes / max(len(metrics), 1)),
+            "file_bytes_per_step": round(sum(f.stat().st_size for f in files) / n)}
+    return out
 
 
 # --------------------------------------------------------------------------- main
@@ -340,14 +390,17 @@ def main() -> None:
     p.add_argument("--label", default=None, help="key in --out (default: after / profile)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     p.add_argument("--profile", action="store_true", help="tracemalloc of an in-process worker")
+    p.add_argument("--layouts", type=Path, help="Redis bytes per step of a soak's stored steps, "
+                                                "the layout before and after")
     p.add_argument("--from-run", type=Path, help="summarise a soak's run folder again (say, one "
                                                  "whose watcher died): metrics.jsonl's mem/*")
-    p.add_argument("--warmup", type=int, default=100, help="profile: steps before the first "
-                                                           "snapshot")
+    p.add_argument("--warmup", type=int, default=50, help="profile: steps before tracing")
     p.add_argument("--frames", type=int, default=6, help="profile: traceback depth")
     p.add_argument("--top", type=int, default=20, help="profile: allocation sites kept")
     args, overrides = p.parse_known_args()
-    if args.from_run:
+    if args.layouts:
+        result, label = layouts(args.layouts), args.label or "redis_layouts"
+    elif args.from_run:
         run = args.from_run
         path = run.parent / "samples.jsonl"
         samples = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []

@@ -3,12 +3,14 @@
     k2rl train [CONFIG.yaml] [key.sub=value ...]      start an RL run (no CONFIG: the embedded default)
     k2rl train --resume RUN_DIR [key.sub=value ...]   continue a stopped run from its last checkpoint
     k2rl train -v ...                                 library warnings and worker logs on the terminal
-    k2rl status RUN_DIR [--watch [S]]                 a live run: step, steps/s, ETA, workers, last
-                                                      metrics (from its Redis); else state.json
+    k2rl status RUN_DIR [--watch [S]] [--json]        a live run: step, steps/s, ETA, workers, last
+                                                      metrics (from its Redis); else finished or
+                                                      stopped, and where (--json: the raw state)
     k2rl report RUN_DIR [--quiet]                     held-out accuracy before/after, last metrics,
                                                       and plots + report.md in RUN_DIR/report/
     k2rl rollouts RUN_DIR [--step N] [--task T] [--worst|--best] [--limit M] [--json]
-                                                      stored trajectories as conversations
+                      [--heldout]                     stored trajectories as conversations
+                                                      (--heldout: an evaluation's answers)
     k2rl envs list [--config C]                       registered environments and where they come from
     k2rl envs check ID                                check_env and a few scripted episodes
     k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
@@ -62,6 +64,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("run_dir")
     s.add_argument("--watch", nargs="?", type=float, const=5.0, metavar="SECONDS",
                    help="refresh every SECONDS (default 5) until the run ends")
+    s.add_argument("--json", action="store_true", help="the raw run state, as JSON")
     s.set_defaults(func=cmd_status)
     r = sub.add_parser("report", help="a run's held-out accuracy and last metrics; plots and "
                                       "report.md in RUN_DIR/report/")
@@ -80,6 +83,9 @@ def parser() -> argparse.ArgumentParser:
     ro.add_argument("--limit", type=int, default=5,
                     help="at most this many (default 5; the newest unless --worst/--best; 0: all)")
     ro.add_argument("--json", action="store_true", help="a JSON list, for scripts")
+    ro.add_argument("--heldout", action="store_true",
+                    help="the greedy answers of a held-out evaluation: the one at --step "
+                         "(default: the newest)")
     ro.set_defaults(func=cmd_rollouts)
     e = sub.add_parser("envs", help="environments").add_subparsers(required=True, metavar="ACTION")
     ls = e.add_parser("list", help="list registered environments")
@@ -225,6 +231,9 @@ def cmd_status(args) -> int:
             break
         try:
             with viewer.open_store(run) as opened:
+                if args.json:
+                    print(json.dumps(opened.store.state(), indent=1))
+                    return 0
                 lines, finished = viewer.status_lines(run.resolve(), opened, total_steps(run))
         except MissingServiceError:
             break  # it stopped between the look and the connection: the files are final
@@ -241,7 +250,8 @@ def cmd_status(args) -> int:
     state = run / "state.json"
     if not state.exists():
         raise FileNotFoundError(f"{state} does not exist: no checkpoint has been written yet")
-    print(state.read_text())
+    print(state.read_text() if args.json else
+          "\n".join(viewer.ended_lines(run.resolve(), total_steps(run))))
     return 0
 
 
@@ -274,15 +284,16 @@ def cmd_rollouts(args) -> int:
     from k2rl import viewer
 
     with viewer.open_store(args.run_dir) as opened:
-        groups = opened.store.rollouts(args.step)
-    rows = viewer.select(groups, args.task, args.order, args.limit or None)
+        rows = viewer.find_rows(opened.store, args.step, args.task, args.order,
+                                args.limit or None, args.heldout)
     if args.json:
         print(json.dumps([viewer.trajectory_record(r) for r in rows], indent=1))
         return 0
     if not rows:
         where = " and ".join(x for x in (f"step {args.step}" if args.step is not None else "",
                                           f"task {args.task}" if args.task else "") if x)
-        print(f"no stored trajectories{' of ' + where if where else ''} in {args.run_dir}")
+        what = "held-out answers" if args.heldout else "trajectories"
+        print(f"no stored {what}{' of ' + where if where else ''} in {args.run_dir}")
         return 0
     print("\n\n".join(viewer.format_trajectory(r.traj, r.step, r.group) for r in rows))
     return 0

@@ -345,6 +345,13 @@ class CriticConfig:
 class RedisConfig:
     url: str | None = None
     """Redis to keep run state in; None starts a private redis-server inside the run folder."""
+    keep_steps: int = 20
+    """Steps of trajectories (rollouts and held-out answers) kept in Redis; older steps move to
+    RUN_DIR/rollouts/ and RUN_DIR/heldout/ as one gzipped JSONL file per step, so Redis memory
+    stays flat however long the run (docs/run-folder.md)."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "keep_steps")
 
 
 @dataclass

@@ -103,6 +103,7 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
             if step % cfg.eval.every == 0 or step == cfg.train.steps:
                 after, samples = evaluate(workers, held)
                 record.add(after | critic_accuracy(workers, cfg, store))
+            record.add(memory(store, workers))
             metrics = record.done()
             if step not in logged:
                 log(run_dir, store, step, metrics, samples)
@@ -210,6 +211,15 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
     return out
 
 
+def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
+    """Resident memory of the driver and of the largest worker, and the data in Redis, in MiB:
+    logged every step, so that a leak shows as a slope."""
+    import psutil
+
+    return {"mem/driver_rss_mb": psutil.Process().memory_info().rss / 2**20,
+            "mem/worker_rss_mb": workers.rss_mb(), "mem/redis_used_mb": store.used_mb()}
+
+
 def evaluate(workers: WorkerGroup, requests: list[Request]
              ) -> tuple[dict[str, float], list[Group]]:
     """Greedy held-out accuracy per task over the run's distinct eval problems, with n; and
@@ -272,7 +282,10 @@ def reported(run_dir: Path, step: int):
 def log(run_dir: Path, store: RunStore, step: int, metrics: dict,
         samples: list[Group] = ()) -> None:
     """metrics.jsonl, the run's Redis stream and the log.backends (TensorBoard, W&B), under the
-    same names, with a few of `samples` (held-out groups) as text or a table (k2rl.loggers)."""
+    same names, with a few of `samples` (held-out groups) as text or a table (k2rl.loggers);
+    all of `samples` are stored as the step's held-out answers (`k2rl rollouts --heldout`)."""
+    if samples:
+        store.add_heldout(step, samples)
     loggers.current(run_dir).log(step, metrics, store, samples)
 
 
@@ -302,6 +315,7 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
             "consistency": evals[-1].get(f"critic/{t}/swap_consistency", float("nan")),
             "n": evals[-1][f"critic/{t}/n"]} for t in tasks}
     store.set_state(status="finished", heldout_after=after)
+    (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -331,7 +345,7 @@ def services(cfg: Config, run_dir: Path):
                  include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
                  **loggers.ray_logging(cfg, run_dir))  # workers' output: terminal or workers.log
         try:
-            yield RunStore(client, run_dir.name)
+            yield RunStore(client, run_dir.name, run_dir, cfg.redis.keep_steps)
         finally:
             ray.shutdown()
     finally:

@@ -31,7 +31,8 @@ from k2rl.self_critique import judge_examples, judge_groups, make_judge
 from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
-WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count")
+WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
+              "rss_mb")
 
 
 class HybridWorker:
@@ -193,3 +194,9 @@ class HybridWorker:
 
     def param_count(self) -> int:
         return param_count(self.model)
+
+    def rss_mb(self) -> float:
+        """This process's resident memory in MiB (the controller logs mem/worker_rss_mb)."""
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2**20

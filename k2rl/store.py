@@ -1,254 +1,69 @@
-"""Durable run state in Redis.
+"""Durable run state: Redis for what a run reads back, per-step files for what it has done.
 
-A training run keeps everything it must not lose (rollouts, metrics, the run
-state, critic pairs, per-prompt success statistics) in Redis, so that a crash
-or a restart resumes from what was written instead of from scratch.
+A training run keeps everything it must not lose (rollouts, held-out answers, metrics, the run
+state, critic pairs, per-prompt success statistics) in Redis, so that a crash or a restart
+resumes from what was written instead of from scratch. `RunStore` puts all keys of one run
+under the prefix ``k2rl:{run_id}:``. Every value is JSON; this is the one place where groups and
+trajectories (k2rl.group) become dicts.
 
-`start_redis` runs a private `redis-server` with append-only persistence in
-the run directory; `connect` reaches an existing one; `RunStore` puts all keys
-of one run under the prefix ``k2rl:{run_id}:``. Every value is JSON; this is the one
-place where groups and trajectories (k2rl.group) become dicts.
+Trajectories are the bulk (kilobytes each), so Redis holds only the newest `keep_steps` steps
+of them, one list per step (`rollouts:<step>`, `heldout:<step>` for an evaluation's answers):
+reading a step reads that step only. Older steps move to ``RUN_DIR/rollouts/step-NNNNN.jsonl.gz``
+(``RUN_DIR/heldout/`` for evaluations), one group per line, written to a temporary file, fsynced
+and renamed before the step leaves Redis, so a step is always in one place or both and a crash
+at any point loses nothing. Readers look in Redis first, then in the file.
+
+The server itself (start, stop, connect) is k2rl.redis_server; its names are re-exported here.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
+import os
 from pathlib import Path
 from typing import Any
 
 import redis
 
 from k2rl.group import Group
+from k2rl.redis_server import (HOST, PID_FILE, MissingServiceError, RedisServer,  # noqa: F401
+                               connect, start_redis)
 
-HOST = "127.0.0.1"
-START_TIMEOUT_S = 10.0
-STOP_TIMEOUT_S = 10.0
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply
-_PORT_TRIES = 3  # the free port we pick can be taken before redis binds it
 _SPLITS = ("train", "heldout")
-PID_FILE = "redis.pid"  # "PID START_TIME" of the server serving a run's folder
-
-_NOT_INSTALLED = (
-    "redis-server is not installed: run `make setup` or `apt-get install redis-server`, "
-    "or set redis.url in the config to an existing server."
-)
-
-
-class MissingServiceError(RuntimeError):
-    """Redis is not installed, did not start, or cannot be reached."""
+KINDS = ("rollouts", "heldout")  # per-step trajectory logs: training groups, evaluation answers
+_STEPS = {"rollouts": "rollout_steps", "heldout": "heldout_steps"}  # hash: step -> trajectories
+_IN_REDIS = "in_redis"  # sorted set of "<kind>:<step>" still held in Redis, scored by step
 
 
 class StaleRunError(RuntimeError):
     """The run's stored rollouts were written in a layout this k2rl does not read."""
 
 
-# --------------------------------------------------------------------------- server
-
-
-@dataclass
-class RedisServer:
-    """A `redis-server` subprocess owned by this run."""
-
-    url: str
-    process: subprocess.Popen
-    port: int
-    data_dir: Path
-    log_path: Path
-    _stopped: bool = field(default=False, repr=False)
-
-    def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
-        """Shut down gracefully (AOF flushed and fsynced), killing only as a last resort."""
-        if self._stopped:
-            return
-        self._stopped = True
-        if self.process.poll() is None:
-            _request_shutdown(self.url, self.process)
-            _wait_or_kill(self.process, timeout)
-        pid_file = self.data_dir / PID_FILE
-        if pid_file.exists() and pid_file.read_text().split()[:1] == [str(self.process.pid)]:
-            pid_file.unlink(missing_ok=True)
-
-    def __enter__(self) -> RedisServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _request_shutdown(url: str, process: subprocess.Popen) -> None:
-    # Plain SHUTDOWN (not NOSAVE) fsyncs the AOF; with `--save ""` it writes no RDB.
-    try:
-        client = redis.Redis.from_url(url, socket_timeout=STOP_TIMEOUT_S)
-        client.shutdown()  # redis-py swallows the expected connection drop
-    except (redis.RedisError, OSError):
-        # SIGTERM triggers the same graceful shutdown path inside redis.
-        process.terminate()
-
-
-def _wait_or_kill(process: subprocess.Popen, timeout: float) -> None:
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def _server_command(binary: str, data_dir: Path, port: int) -> list[str]:
-    return [
-        binary,
-        "--bind", HOST,
-        "--port", str(port),
-        "--dir", str(data_dir),
-        "--appendonly", "yes",
-        "--appendfsync", "always",  # a write is on disk before it is acknowledged
-        "--save", "",  # no RDB snapshots: the AOF is the only persistence
-        "--daemonize", "no",  # we own the process and must be able to wait on it
-        "--protected-mode", "yes",
-    ]
-
-
-def _spawn(binary: str, data_dir: Path, log_path: Path, port: int) -> subprocess.Popen:
-    # stdout/stderr go to the log too, so argument errors (printed before the
-    # log is set up) are not lost.
-    with open(log_path, "ab") as log:
-        return subprocess.Popen(
-            _server_command(binary, data_dir, port),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
-        )
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM it when its parent dies (Linux prctl), so a killed
-    driver does not leave its redis-server behind."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass  # not Linux: the reaper (k2rl.reaper) and the pid file still cover it
-
-
-def _stop_stale(data_dir: Path) -> str | None:
-    """Stop a redis-server that an earlier, killed process of this run left serving
-    `data_dir` (its pid file names it), so two servers never share one append-only file."""
-    from k2rl.reaper import start_time, stop
-
-    pid_file = data_dir / PID_FILE
-    try:
-        pid, started = map(int, pid_file.read_text().split())
-    except (OSError, ValueError):
-        return None
-    pid_file.unlink(missing_ok=True)
-    if start_time(pid) != started:
-        return None
-    stop({pid: started})
-    return f"stopped redis-server pid {pid}, left serving {data_dir} by an earlier process"
-
-
-def _wait_ready(server: RedisServer, timeout: float) -> bool:
-    """True once PING answers; False if the process exited first."""
-    client = redis.Redis.from_url(server.url, socket_connect_timeout=1, socket_timeout=1)
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            if server.process.poll() is not None:
-                return False
-            try:
-                if client.ping():
-                    return True
-            except (redis.RedisError, OSError):
-                pass  # not listening yet, or still loading the AOF
-            time.sleep(0.02)
-    finally:
-        client.close()
-    server.stop()
-    raise MissingServiceError(
-        f"redis-server did not answer PING within {timeout:.0f} s; see {server.log_path}"
-    )
-
-
-def _log_mentions_port_in_use(log_path: Path) -> bool:
-    try:
-        return "Address already in use" in log_path.read_text(errors="replace")[-4000:]
-    except OSError:
-        return False
-
-
-def start_redis(run_dir: Path, timeout: float = START_TIMEOUT_S) -> RedisServer:
-    """Start a private redis-server persisting to ``run_dir / "redis"`` and wait for it."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise MissingServiceError(_NOT_INSTALLED)
-    data_dir = Path(run_dir) / "redis"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    stale = _stop_stale(data_dir)
-    if stale:
-        print(f"k2rl: {stale}", file=sys.stderr)
-    log_path = data_dir / "redis.log"
-    for _ in range(_PORT_TRIES):
-        port = _free_port()
-        server = RedisServer(
-            url=f"redis://{HOST}:{port}/0",
-            process=_spawn(binary, data_dir, log_path, port),
-            port=port,
-            data_dir=data_dir,
-            log_path=log_path,
-        )
-        if _wait_ready(server, timeout):
-            from k2rl.reaper import start_time
-
-            pid = server.process.pid
-            (data_dir / PID_FILE).write_text(f"{pid} {start_time(pid)}\n")
-            return server
-        if not _log_mentions_port_in_use(log_path):
-            break
-    raise MissingServiceError(
-        f"redis-server exited early (exit code {server.process.returncode}); see {log_path}"
-    )
-
-
-def connect(url: str) -> redis.Redis:
-    """A client for `url` with str responses, checked with PING."""
-    client = redis.Redis.from_url(url, decode_responses=True, socket_connect_timeout=5)
-    try:
-        client.ping()
-    except (redis.RedisError, OSError) as exc:
-        client.close()
-        raise MissingServiceError(f"cannot reach Redis at {url}: {exc}") from exc
-    return client
-
-
-# --------------------------------------------------------------------------- run store
-
-
 class RunStore:
-    """All durable state of one run, under the key prefix ``k2rl:{run_id}:``."""
+    """All durable state of one run, under the key prefix ``k2rl:{run_id}:``.
 
-    def __init__(self, client: redis.Redis, run_id: str) -> None:
+    `folder` is the run folder, where steps older than `keep_steps` live as files (None: no
+    files; every step stays in Redis). `keep_steps` None: this store only reads (k2rl.viewer),
+    and moves no step out of Redis.
+    """
+
+    def __init__(self, client: redis.Redis, run_id: str, folder: Path | None = None,
+                 keep_steps: int | None = None) -> None:
         if not run_id:
             raise ValueError("run_id must be a non-empty string")
         # Every reader below parses str; a bytes client would fail far from here.
         if not client.get_connection_kwargs().get("decode_responses"):
             raise ValueError("RunStore needs a client with decode_responses=True (use connect())")
+        if keep_steps is not None and (folder is None or keep_steps < 1):
+            raise ValueError("keep_steps needs a run folder to move older steps to and must be "
+                             f">= 1, got {keep_steps} with folder {folder}")
         self.client = client
         self.run_id = run_id
         self.prefix = f"k2rl:{run_id}:"
+        self.folder = None if folder is None else Path(folder)
+        self.keep_steps = keep_steps
 
     def key(self, name: str) -> str:
         return self.prefix + name
@@ -261,35 +76,22 @@ class RunStore:
         trajectories written, 0 if the step was already written.
 
         `carry` (partial rollouts: groups with paused members) replaces the carried set in the
-        same transaction, so a crash never loses or duplicates a trajectory.
+        same transaction, so a crash never loses or duplicates a trajectory. Steps older than
+        `keep_steps` then move to files.
         """
-        entries = [_rollout_entry(step, group) for group in groups]
-        count = sum(len(g) for g in groups)
-        stream, steps = self.key("rollouts"), self.key("rollout_steps")
-
-        def write(pipe: redis.client.Pipeline) -> int:
-            # WATCH makes a concurrent writer of the same step abort our EXEC;
-            # the retry then sees the step and writes nothing.
-            if pipe.hexists(steps, str(step)):
-                return 0
-            pipe.multi()
-            for entry in entries:
-                pipe.xadd(stream, entry)
-            pipe.hset(steps, str(step), count)
-            if carry is not None:
-                pipe.set(self.key("carry"), json.dumps([g.to_dict() for g in carry]))
-            return count
-
-        return self.client.transaction(write, steps, value_from_callable=True)
+        extra = None if carry is None else (
+            lambda pipe: pipe.set(self.key("carry"), json.dumps([g.to_dict() for g in carry])))
+        count = self._add_step("rollouts", step, groups, extra)
+        self.archive(step)
+        return count
 
     def rollouts(self, step: int | None = None) -> list[Group]:
-        """Groups in write order: all of them, or those of one step."""
-        wanted = None if step is None else str(step)
-        return [
-            self._group(json.loads(fields["data"]))
-            for fields in self._read_stream("rollouts")
-            if wanted is None or fields["step"] == wanted
-        ]
+        """Groups in write order: all of them, or those of one step (which reads only that
+        step)."""
+        steps = self.steps("rollouts") if step is None else [step]
+        legacy = self._legacy_rollouts() if self.client.exists(self.key("rollouts")) else {}
+        return [self._group(d) for s in steps
+                for d in (self._read_step("rollouts", s) or legacy.get(s, []))]
 
     def has_rollouts(self, step: int) -> bool:
         """Whether `step` was written (possibly with no groups)."""
@@ -304,6 +106,84 @@ class RunStore:
         """Trajectories written, over all steps."""
         return int(sum(float(n) for n in self.client.hvals(self.key("rollout_steps"))))
 
+    # -- held-out answers: the greedy groups of each evaluation
+
+    def add_heldout(self, step: int, groups: list[Group]) -> int:
+        """Store the answers of the evaluation at `step` (0: before training); the first
+        evaluation stored for a step stays, as its metrics do. Returns trajectories written."""
+        count = self._add_step("heldout", step, groups)
+        self.archive(step)
+        return count
+
+    def heldout(self, step: int) -> list[Group]:
+        """The answers of the evaluation at `step` (empty: none stored)."""
+        return [self._group(d) for d in self._read_step("heldout", step)]
+
+    def steps(self, kind: str = "rollouts") -> list[int]:
+        """The steps with stored rollouts (or, kind "heldout", evaluations), ascending."""
+        return sorted(int(s) for s in self.client.hkeys(self.key(_STEPS[kind])))
+
+    # -- where a step lives: Redis (the newest keep_steps) or its file
+
+    def step_file(self, kind: str, step: int) -> Path | None:
+        """The file a step of `kind` moves to once it is older than keep_steps."""
+        return None if self.folder is None else self.folder / kind / f"step-{step:05d}.jsonl.gz"
+
+    def archive(self, newest: int) -> int:
+        """Move every step older than the newest `keep_steps` (up to `newest`) from Redis to its
+        file: the file is complete on disk before the step's key is deleted, so a crash in
+        between leaves both (the next call finishes the move). Returns steps moved."""
+        if self.keep_steps is None:
+            return 0
+        names = self.client.zrangebyscore(self.key(_IN_REDIS), "-inf", newest - self.keep_steps)
+        for name in names:
+            kind, step = name.split(":")
+            write_lines(self.step_file(kind, int(step)),
+                        self.client.lrange(self.key(name), 0, -1))
+            pipe = self.client.pipeline(transaction=True)
+            pipe.delete(self.key(name))
+            pipe.zrem(self.key(_IN_REDIS), name)
+            pipe.execute()
+        return len(names)
+
+    def _add_step(self, kind: str, step: int, groups: list[Group], extra=None) -> int:
+        entries = [_entry(step, group) for group in groups]
+        count = sum(len(g) for g in groups)
+        steps, name = self.key(_STEPS[kind]), f"{kind}:{step}"
+
+        def write(pipe: redis.client.Pipeline) -> int:
+            # WATCH makes a concurrent writer of the same step abort our EXEC;
+            # the retry then sees the step and writes nothing.
+            if pipe.hexists(steps, str(step)):
+                return 0
+            pipe.multi()
+            if entries:
+                pipe.rpush(self.key(name), *entries)
+                pipe.zadd(self.key(_IN_REDIS), {name: step})
+            pipe.hset(steps, str(step), count)
+            if extra is not None:
+                extra(pipe)
+            return count
+
+        return self.client.transaction(write, steps, value_from_callable=True)
+
+    def _read_step(self, kind: str, step: int) -> list[dict]:
+        """A step's group dicts from Redis, else from its file (moved there first, deleted
+        from Redis after: one of the two always has it)."""
+        raw = self.client.lrange(self.key(f"{kind}:{step}"), 0, -1)
+        if not raw:
+            path = self.step_file(kind, step)
+            raw = read_lines(path) if path is not None and path.exists() else []
+        return [json.loads(line) for line in raw]
+
+    def _legacy_rollouts(self) -> dict[int, list[dict]]:
+        """Group dicts by step from the one `rollouts` stream of runs written before per-step
+        keys (read, resumed, never moved to files)."""
+        out: dict[int, list[dict]] = {}
+        for fields in self._read_stream("rollouts"):
+            out.setdefault(int(fields["step"]), []).append(json.loads(fields["data"]))
+        return out
+
     # -- metrics
 
     def add_metrics(self, step: int, metrics: dict[str, float]) -> None:
@@ -317,6 +197,11 @@ class RunStore:
             {**json.loads(fields["data"]), "step": int(fields["step"])}
             for fields in self._read_stream("metrics")
         ]
+
+    def used_mb(self) -> float:
+        """The Redis server's own count of the memory its data takes (INFO memory
+        used_memory), in MiB: every run on the server, not only this one."""
+        return self.client.info("memory")["used_memory"] / 2**20
 
     # -- run state
 
@@ -398,7 +283,35 @@ class RunStore:
             start = "(" + page[-1][0]  # exclusive: continue after the last id seen
 
 
-def _rollout_entry(step: int, group: Group) -> dict[str, Any]:
+def _entry(step: int, group: Group) -> str:
     if not isinstance(group, Group):
         raise ValueError(f"rollouts of step {step} must be Groups, not {type(group).__name__}")
-    return {"step": step, "group_id": group.id, "data": json.dumps(group.to_dict())}
+    return json.dumps(group.to_dict())
+
+
+# --------------------------------------------------------------------------- step files
+
+
+def write_lines(path: Path, lines: list[str]) -> None:
+    """`lines` as gzipped JSONL at `path`, atomically: a temporary file in the same folder,
+    fsynced, renamed over `path`, and the folder fsynced, so `path` is whole or absent."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=6, mtime=0) as f:
+            for line in lines:
+                f.write(line.encode() + b"\n")
+        raw.flush()
+        os.fsync(raw.fileno())
+    os.replace(tmp, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def read_lines(path: Path) -> list[str]:
+    """The JSON lines of a step file."""
+    with gzip.open(path, "rt") as f:
+        return [line for line in f.read().splitlines() if line]

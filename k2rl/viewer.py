@@ -12,7 +12,8 @@ while the run does. `open_store(run_dir)` reaches it either way:
 - a run with `redis.url` in its config.yaml: that server.
 
 `k2rl rollouts` prints trajectories as conversations (`format_trajectory`), `--json` as dicts
-(`trajectory_record`); `k2rl status` on a live run prints `status_lines`.
+(`trajectory_record`), reading only the steps it shows (`find_rows`); `k2rl status` prints
+`status_lines` on a live run and `ended_lines` on one that is not running.
 """
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def open_store(run_dir: str | Path):
         url = url or server.url
         client = connect(url)
         try:
-            yield Opened(RunStore(client, run.name), live, url)
+            yield Opened(RunStore(client, run.name, run), live, url)
         finally:
             client.close()
     finally:
@@ -126,19 +127,39 @@ class Row:
     traj: Trajectory
 
 
-def rows(groups: list[Group]) -> list[Row]:
-    return [Row(g.step, g.id, t) for g in groups for t in g]
+def rows(groups: list[Group], at: int | None = None) -> list[Row]:
+    """Each trajectory with its group's step, or `at` (held-out groups: the evaluation's)."""
+    return [Row(g.step if at is None else at, g.id, t) for g in groups for t in g]
 
 
 def select(groups: list[Group], task: str | None = None, order: str | None = None,
-           limit: int | None = 5) -> list[Row]:
+           limit: int | None = 5, at: int | None = None) -> list[Row]:
     """Trajectories of `groups` of one task (its name, e.g. tool_use, or env id), the `limit`
     newest, or with order "worst"/"best" the `limit` of lowest/highest reward."""
-    out = [r for r in rows(groups) if task is None or task in (r.traj.task, r.traj.env_id)]
+    out = [r for r in rows(groups, at) if task is None or task in (r.traj.task, r.traj.env_id)]
     if order in ("worst", "best"):
         out.sort(key=lambda r: (r.traj.reward, r.traj.correct), reverse=order == "best")
         return out[:limit] if limit else out
     return out[-limit:] if limit else out
+
+
+def find_rows(store, step: int | None = None, task: str | None = None, order: str | None = None,
+              limit: int | None = 5, heldout: bool = False) -> list[Row]:
+    """What `k2rl rollouts` shows, reading as few steps as it can: one step with `step`; with
+    `heldout` the answers of the evaluation at `step` (default: the newest); otherwise the newest
+    steps, back until `limit` trajectories of the task are found (every step for --worst/--best
+    or no limit)."""
+    if heldout:
+        at = step if step is not None else next(reversed(store.steps("heldout")), None)
+        return select(store.heldout(at) if at is not None else [], task, order, limit, at)
+    if step is not None or order in ("worst", "best") or not limit:
+        return select(store.rollouts(step), task, order, limit)
+    groups: list[Group] = []
+    for s in reversed(store.steps()):
+        groups = store.rollouts(s) + groups
+        if len(select(groups, task, None, None)) >= limit:
+            break
+    return select(groups, task, None, limit)
 
 
 def trajectory_record(row: Row) -> dict:
@@ -267,3 +288,33 @@ def status_lines(run: Path, opened: Opened, total_steps: int | None, now: float 
                 n = held.get(f"heldout/{task}/n")
                 lines.append(f"  {task:<28}{held[key]:.3f}" + (f"  (n={n:.0f})" if n else ""))
     return lines, status == "finished"
+
+
+def ended_lines(run: Path, total_steps: int | None) -> list[str]:
+    """A run that is not running, from its files: finished or stopped, at which step, its last
+    checkpoint, and (finished) held-out accuracy before and after with n."""
+    state = json.loads((run / "state.json").read_text())
+    summary = json.loads((run / "summary.json").read_text()) if (
+        run / "summary.json").exists() else None
+    last = state.get("last_step")
+    finished = (state.get("status") == "finished" or summary is not None) and (
+        total_steps is None or last == total_steps)
+    of = f" of {total_steps}" if total_steps else ""
+    if not finished:
+        return [f"run {run.name} ({run}): stopped, not running; last checkpoint at step "
+                f"{last}{of}: resume with `k2rl train --resume {run}`"]
+    lines = [f"run {run.name} ({run}): finished, {last}{of} steps"
+             + (f", {summary['rollouts']} trajectories stored" if summary else "")]
+    if state.get("checkpoint"):
+        lines.append(f"checkpoint: step {last} at {state['checkpoint']}")
+    before, after = (summary or {}).get("heldout_before", {}), (summary or {}).get(
+        "heldout_after", {})
+    tasks = sorted(k.split("/")[1] for k in after if k.endswith("/accuracy"))
+    if tasks:
+        lines.append(f"held-out accuracy (greedy, n distinct problems): {'before':>8}{'after':>8}"
+                     f"{'n':>6}")
+        for task in tasks:
+            key, n = f"heldout/{task}/accuracy", after.get(f"heldout/{task}/n", float("nan"))
+            lines.append(f"  {task:<46}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}"
+                         f"{n:>6.0f}")
+    return lines

@@ -125,6 +125,12 @@ class WorkerGroup:
     def param_count(self) -> int:
         return gather([self.actors[0].param_count.remote()])[0]
 
+    # ---- WORKER_API: the largest over workers
+
+    def rss_mb(self) -> float:
+        """The largest resident memory of the workers in MiB: the one that runs out first."""
+        return max(gather([a.rss_mb.remote() for a in self.actors]))
+
     def stop(self) -> None:
         import ray
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import signal
 import time
 from collections.abc import Iterator
@@ -12,7 +14,7 @@ import redis
 
 from k2rl.group import Group, Request, Status, Trajectory
 from k2rl.store import (MissingServiceError, RedisServer, RunStore, StaleRunError, connect,
-                        start_redis)
+                        start_redis, write_lines)
 
 
 @pytest.fixture
@@ -78,10 +80,18 @@ def test_rollouts_round_trip(store: RunStore) -> None:
     assert store.rollout_count() == 3
 
 
-def test_rollouts_are_read_across_pages(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rollouts_of_the_one_stream_layout_are_still_read(store: RunStore,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs written before per-step keys kept every group in one `rollouts` stream: they are
+    read (across pages) and resumed, new steps going to per-step keys."""
     monkeypatch.setattr("k2rl.store._READ_PAGE", 2)
-    store.add_rollouts(0, [traj(str(i)) for i in range(5)])
-    assert [g.trajectories[0].traj_id for g in store.rollouts()] == ["0", "1", "2", "3", "4"]
+    for step, name in [(0, "0"), (0, "1"), (1, "2"), (1, "3"), (1, "4")]:
+        store.client.xadd(store.key("rollouts"), {"step": step, "group_id": f"{step}:0",
+                                                  "data": json.dumps(traj(name).to_dict())})
+    store.client.hset(store.key("rollout_steps"), mapping={"0": 2, "1": 3})
+    assert store.add_rollouts(1, [traj("x")]) == 0 and store.add_rollouts(2, [traj("5")]) == 1
+    assert [g.trajectories[0].traj_id for g in store.rollouts()] == ["0", "1", "2", "3", "4", "5"]
+    assert [g.trajectories[0].traj_id for g in store.rollouts(1)] == ["2", "3", "4"]
 
 
 def test_add_rollouts_same_step_twice_writes_once(store: RunStore) -> None:
@@ -117,6 +127,127 @@ def test_add_rollouts_of_a_non_group_writes_nothing(store: RunStore) -> None:
     assert store.rollout_count() == 0
     # The step was not marked as written, so a corrected retry goes through.
     assert store.add_rollouts(0, [traj("a")]) == 1
+
+
+# --------------------------------------------------------------------------- steps in files
+
+
+@pytest.fixture
+def kept(server: RedisServer, tmp_path: Path) -> RunStore:
+    """A store that keeps the newest 3 steps in Redis and moves older ones to tmp_path."""
+    return RunStore(connect(server.url), "run1", tmp_path / "run1", keep_steps=3)
+
+
+def in_redis(store: RunStore, kind: str = "rollouts") -> list[int]:
+    return sorted(int(k.rsplit(":", 1)[1]) for k in store.client.keys(store.key(f"{kind}:*")))
+
+
+def test_steps_older_than_keep_steps_move_to_files(kept: RunStore) -> None:
+    for step in range(1, 9):
+        kept.add_rollouts(step, [traj(f"{step}a"), traj(f"{step}b", 0.0)])
+    assert in_redis(kept) == [6, 7, 8]  # the newest 3 only
+    files = sorted(p.name for p in (kept.folder / "rollouts").iterdir())
+    assert files == [f"step-{s:05d}.jsonl.gz" for s in range(1, 6)]
+    lines = gzip.open(kept.folder / "rollouts" / "step-00002.jsonl.gz", "rt").read().splitlines()
+    assert [Group.from_dict(json.loads(x)) for x in lines] == [traj("2a"), traj("2b", 0.0)]
+    # a moved step and a held one read the same; all steps in order; counts and markers stay
+    assert kept.rollouts(2) == [traj("2a"), traj("2b", 0.0)] and kept.rollouts(7)[0] == traj("7a")
+    assert [g.trajectories[0].traj_id for g in kept.rollouts()][::2] == [
+        f"{s}a" for s in range(1, 9)]
+    assert kept.rollout_count() == 16 and kept.has_rollouts(1) and kept.steps() == [*range(1, 9)]
+    assert kept.add_rollouts(2, [traj("again")]) == 0 and kept.rollouts(2)[0] == traj("2a")
+
+
+def test_reading_one_step_reads_only_that_step(kept: RunStore) -> None:
+    """Every other step, held or moved, is unreadable here, and reading step 5 does not care."""
+    for step in range(1, 7):
+        kept.add_rollouts(step, [traj(f"{step}")])
+    for step in (4, 6):
+        kept.client.lset(kept.key(f"rollouts:{step}"), 0, "not json")
+    for step in (1, 2, 3):
+        (kept.folder / "rollouts" / f"step-{step:05d}.jsonl.gz").write_bytes(b"not gzip")
+    assert kept.rollouts(5) == [traj("5")]
+
+
+def test_a_step_is_readable_at_every_point_of_its_move(kept: RunStore) -> None:
+    """Moved: file first (temporary name, renamed), key deleted after. A crash before the rename
+    leaves a .tmp that nothing reads; after it, both copies, and the next move ends it."""
+    for step in range(1, 4):
+        kept.add_rollouts(step, [traj(f"{step}")])
+    path = kept.step_file("rollouts", 1)
+    path.parent.mkdir(parents=True)
+    path.with_name(path.name + ".tmp").write_bytes(b"cut short")  # killed mid-write
+    assert kept.rollouts(1) == [traj("1")]
+    write_lines(path, kept.client.lrange(kept.key("rollouts:1"), 0, -1))  # killed before DEL
+    assert kept.rollouts(1) == [traj("1")] and in_redis(kept) == [1, 2, 3]
+    kept.add_rollouts(4, [traj("4")])  # the next step finishes the move
+    assert in_redis(kept) == [2, 3, 4] and kept.rollouts(1) == [traj("1")]
+    assert [g.trajectories[0].traj_id for g in kept.rollouts()] == ["1", "2", "3", "4"]
+
+
+def test_a_step_without_groups_has_no_key_and_no_file(kept: RunStore) -> None:
+    """Partial rollouts: a step may finish no whole group."""
+    assert kept.add_rollouts(1, [], carry=[]) == 0 and kept.has_rollouts(1)
+    for step in range(2, 6):
+        kept.add_rollouts(step, [traj(f"{step}")])
+    assert kept.rollouts(1) == [] and not kept.step_file("rollouts", 1).exists()
+
+
+def test_redis_memory_stays_flat_when_steps_move_to_files(kept: RunStore) -> None:
+    def used() -> int:
+        return sum(kept.client.memory_usage(k) or 0 for k in kept.client.keys(kept.key("*")))
+
+    big = [traj("x" * 2000 + str(i)) for i in range(8)]  # about 8 x 4 KB a step
+    for step in range(1, 11):
+        kept.add_rollouts(step, big)
+    at_10 = used()
+    for step in range(11, 61):
+        kept.add_rollouts(step, big)
+    # the step index grows by a few bytes a step; the trajectories (32 KB a step) do not
+    assert used() - at_10 < 50 * 100, (at_10, used())
+
+
+def test_the_resumed_store_reads_moved_steps_after_a_restart(tmp_path: Path) -> None:
+    run = tmp_path / "run1"
+    with start_redis(run) as first:
+        store = RunStore(connect(first.url), "run1", run, keep_steps=2)
+        for step in range(1, 6):
+            store.add_rollouts(step, [traj(f"{step}")])
+        store.add_heldout(0, [traj("h0")])
+    with start_redis(run) as second:
+        again = RunStore(connect(second.url), "run1", run, keep_steps=2)
+        assert [g.trajectories[0].traj_id for g in again.rollouts()] == ["1", "2", "3", "4", "5"]
+        assert again.add_rollouts(3, [traj("x")]) == 0  # a replayed step is not written twice
+        assert again.heldout(0) == [traj("h0")]
+        reader = RunStore(connect(second.url), "run1", run)  # k2rl rollouts: reads, moves none
+        assert reader.rollouts(1) == [traj("1")] and reader.archive(100) == 0
+
+
+def test_heldout_answers_round_trip_and_move_like_rollouts(kept: RunStore) -> None:
+    assert kept.heldout(0) == [] and kept.steps("heldout") == []
+    assert kept.add_heldout(0, [traj("h0a"), traj("h0b", 0.0)]) == 2
+    assert kept.add_heldout(0, [traj("later")]) == 0  # the first evaluation of a step stays
+    for step in range(1, 7):
+        kept.add_rollouts(step, [traj(f"{step}")])
+        if step % 2 == 0:
+            kept.add_heldout(step, [traj(f"h{step}")])
+    assert kept.steps("heldout") == [0, 2, 4, 6] and in_redis(kept, "heldout") == [4, 6]
+    assert kept.step_file("heldout", 2).exists() and kept.heldout(2) == [traj("h2")]
+    assert kept.heldout(0) == [traj("h0a"), traj("h0b", 0.0)]
+    assert kept.rollouts() == [traj(f"{s}") for s in range(1, 7)]  # evaluations apart
+
+
+def test_keep_steps_needs_a_folder(server: RedisServer, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="keep_steps needs a run folder"):
+        RunStore(connect(server.url), "run1", keep_steps=3)
+    with pytest.raises(ValueError, match="must be >= 1"):
+        RunStore(connect(server.url), "run1", tmp_path, keep_steps=0)
+
+
+def test_used_mb_is_the_servers_count(store: RunStore) -> None:
+    before = store.used_mb()
+    store.add_rollouts(0, [traj("x" * 100_000)])
+    assert 0.1 < store.used_mb() - before < 1.0
 
 
 def test_metrics_round_trip(store: RunStore) -> None:
@@ -201,10 +332,10 @@ def test_rollout_step_is_one_transaction_in_aof(tmp_path: Path) -> None:
     with start_redis(tmp_path) as srv:
         RunStore(connect(srv.url), "run1").add_rollouts(0, [traj("a"), traj("b")])
     aof = b"".join(p.read_bytes() for p in (tmp_path / "redis").rglob("*.incr.aof"))
-    # MULTI, both XADDs, and the step marker, then EXEC: replayed all or nothing.
+    # MULTI, the step's groups, and the step marker, then EXEC: replayed all or nothing.
     multi = aof.index(b"MULTI")
-    assert aof.count(b"XADD") == 2
-    assert multi < aof.index(b"XADD") < aof.index(b"HSET") < aof.index(b"EXEC")
+    assert aof.count(b"RPUSH") == 1 and aof.count(b"p-a") == aof.count(b"p-b") == 2
+    assert multi < aof.index(b"RPUSH") < aof.index(b"HSET") < aof.index(b"EXEC")
 
 
 def test_survives_sigkill(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def k2rl(*args, fault=(), check=True):
 def read_store(run_dir: Path):
     server = start_redis(run_dir)
     try:
-        store = RunStore(connect(server.url), run_dir.name)
+        store = RunStore(connect(server.url), run_dir.name, run_dir)  # steps in files too
         return trajectories(store.rollouts()), store.state(), store.metrics()
     finally:
         server.stop()
@@ -46,6 +46,9 @@ def test_smoke_run_of_the_entry_point(tmp_path):
     assert {"loss", "logp_gap", "sync_seconds", "train/all/reward", "time/rollout", "time/reward",
             "time/train", "time/sync"} <= set(lines[1])
     assert all(0 < m["time/reward"] < m["time/rollout"] for m in lines[1:])
+    # process memory every step: the driver and the worker hold a model each (hundreds of MB)
+    assert all(100 < m["mem/driver_rss_mb"] and 100 < m["mem/worker_rss_mb"]
+               and 0 < m["mem/redis_used_mb"] < 100 for m in lines[1:])
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
     rollouts, state, metrics = read_store(run)
     assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4
@@ -73,10 +76,13 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
 
 
 def test_resume_after_a_crash_loses_and_repeats_no_rollout(tmp_path):
+    """Redis keeps one step (redis.keep_steps=1), so steps 1 and 2 are read from their files."""
     crashed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=r",
-                   fault=("crash", 3), check=False)
+                   "redis.keep_steps=1", fault=("crash", 3), check=False)
     assert crashed.returncode == 2 and "injected failure at step 3" in crashed.stderr
     run = tmp_path / "r"
+    assert sorted(p.name for p in (run / "rollouts").iterdir()) == [
+        "step-00001.jsonl.gz", "step-00002.jsonl.gz"]
     rollouts, state, _ = read_store(run)
     assert state["last_step"] == 2 and {r.traj_id.split(":")[0] for r in rollouts} == {"1", "2", "3"}
     step3 = [r for r in rollouts if r.traj_id.startswith("3:")]

@@ -147,6 +147,44 @@ def test_a_live_servers_run_is_read_on_that_server(stored_run):
         assert (stored_run / "redis" / "redis.pid").read_text() == pid_file
 
 
+def test_heldout_answers_of_an_evaluation_show_what_the_model_answered(stored_run):
+    """`k2rl rollouts --heldout`: the greedy answers stored at each evaluation (step 0, 2)."""
+    with start_redis(stored_run) as server:
+        store = RunStore(connect(server.url), stored_run.name)
+        store.add_heldout(0, [tool_group(0)])
+        heldout = tool_group(0)
+        heldout.trajectories[0].messages[-1]["content"] = "1777"
+        store.add_heldout(2, [heldout])
+    code, text = run_cli("rollouts", stored_run, "--heldout", "--step", "2", "--task",
+                         "tool_use", "--worst", "--limit", "1")
+    assert code == 0 and text.startswith("── step 2 · group 0:0 · sample 1 · tool_use")
+    code, text = run_cli("rollouts", stored_run, "--heldout", "--best", "--limit", "1")
+    assert code == 0 and "step 2 " in text and "\nassistant: 1777" in text  # the newest
+    code, text = run_cli("rollouts", stored_run, "--heldout", "--step", "0", "--best", "--json")
+    assert [r["step"] for r in json.loads(text)] == [0, 0]
+    assert json.loads(text)[0]["messages"][-1]["content"] == "1776"
+    code, text = run_cli("rollouts", stored_run, "--heldout", "--step", "1")
+    assert code == 0 and text.startswith("no stored held-out answers of step 1")
+
+
+def test_the_newest_rollouts_read_only_the_newest_steps(stored_run):
+    """Without --step, `k2rl rollouts` reads back from the newest step only as far as it needs:
+    an unreadable step 1 does not matter for the newest 2 trajectories (both of step 2)."""
+    with start_redis(stored_run) as server:
+        store = RunStore(connect(server.url), stored_run.name)
+        store.client.lset(store.key("rollouts:1"), 0, "not json")
+    code, text = run_cli("rollouts", stored_run, "--limit", "2", "--json")
+    assert code == 0 and [r["step"] for r in json.loads(text)] == [2, 2]
+
+
+def test_status_of_a_stopped_run_says_how_to_resume(stored_run):
+    (stored_run / "state.json").write_text(json.dumps({"last_step": 1, "status": "running"}))
+    code, text = run_cli("status", stored_run)
+    assert code == 0 and text.startswith("run toolrun (")
+    assert "stopped, not running; last checkpoint at step 1 of 2: resume with `k2rl train " \
+           "--resume" in text
+
+
 def test_status_of_a_live_tiny_run_shows_its_step_speed_and_workers(seen):
     text = seen["live_status"]
     assert text, f"`k2rl status` never showed a step of the live run:\n{seen['stderr'][-2000:]}"
@@ -164,8 +202,16 @@ def test_status_of_a_live_tiny_run_shows_its_step_speed_and_workers(seen):
 
 def test_status_and_rollouts_of_the_finished_tiny_run(seen):
     run = Path(seen["run"])
-    code, text = run_cli("status", run)  # finished: state.json, as before
+    code, text = run_cli("status", run)  # finished: said so, as a person reads it
+    assert code == 0 and text.startswith("run see (") and ": finished, 4 of 4 steps, 32 " \
+        "trajectories stored" in text.splitlines()[0]
+    assert re.search(r"^  arithmetic +\d\.\d{3} +\d\.\d{3} +8$", text, re.M)
+    code, text = run_cli("status", run, "--json")  # the raw state
     assert code == 0 and json.loads(text)["last_step"] == 4
+    assert json.loads(text)["status"] == "finished"
+    code, text = run_cli("rollouts", run, "--heldout", "--step", "4", "--task", "arithmetic",
+                         "--worst", "--limit", "0", "--json")
+    assert code == 0 and len(json.loads(text)) == 8  # every held-out answer of the last eval
     code, text = run_cli("rollouts", run, "--limit", "0", "--json")
     rows = json.loads(text)
     assert code == 0 and len(rows) == 4 * 4 * 2

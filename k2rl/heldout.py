@@ -27,6 +27,7 @@ from critic.pairs import Pair
 from k2rl.config import Config
 from k2rl.group import Group, Request
 from k2rl.self_critique import expert_transcript, harvest_group
+from rewards import get_reward
 
 # Stop looking for more distinct problems after this many draws in a row gave none.
 PATIENCE = 500
@@ -107,12 +108,11 @@ def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:
     """Labelled pairs for the critic-rewarded tasks among `requests` (eval split): the
     expert's reply against up to `per_prompt` distinct wrong replies, each checked by the
     env's reference verifier (chosen scores 1, rejected under 1)."""
-    from rewards import get_reward
-
+    envs_ = {env_id: gymnasium.make(env_id).unwrapped for env_id in {r.env_id for r in requests}}
     out = []
     for r in requests:
-        env = gymnasium.make(r.env_id).unwrapped
-        if not (getattr(env, "judged", False) and type(env).teaches_judging()):
+        env = envs_[r.env_id]
+        if not (getattr(env, "judged", False) and getattr(env, "teaches_judging", bool)()):
             continue
         env.hack_rate = 0.0  # the expert's reply is the plain answer
         rng = np.random.default_rng([r.seed, 7])

@@ -1,0 +1,133 @@
+"""LoRA adapters (model.lora, k2rl.lora): the config; only the adapter trains (policy update
+and the critic's own step); the merged tensors are the trained policy; a checkpoint resumes
+exactly; the merged export loads in transformers; and (slow, in a subprocess) the vLLM engine
+follows the adapter after several pushes on each fixture family and loads the export."""
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from k2rl import lora
+from k2rl.config import ConfigError, LoraConfig, ModelConfig, TrainConfig, load_config
+from k2rl.model import build_tokenizer, recipe
+from k2rl.trainer import critic_step, make_optimizer, update
+from tests.k2rl.test_pi_old import sampled, small_model
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = LoraConfig(rank=4, alpha=8.0)
+
+
+def test_lora_is_off_by_default_and_configured_by_key():
+    assert load_config().model.lora is None
+    cfg = load_config(None, ["model.lora={rank: 8, target_modules: [q_proj, v_proj]}"])
+    assert cfg.model.lora == LoraConfig(rank=8, target_modules=["q_proj", "v_proj"])
+    assert load_config(None, ["model.lora={}"]).model.lora == LoraConfig()
+    with pytest.raises(ConfigError, match="model.lora.rnk .*did you mean model.lora.rank"):
+        load_config(None, ["model.lora={rnk: 8}"])
+    with pytest.raises(ConfigError, match="model.lora.rank"):
+        load_config(None, ["model.lora={rank: 0}"])
+    # how RL trains is not how the default model is built: the cached model stays the same
+    assert recipe(ModelConfig(lora=LoraConfig())) == recipe(ModelConfig())
+
+
+def wrapped(cfg: LoraConfig = SMALL, folder: str = "/base"):
+    model = small_model()
+    base = copy.deepcopy(model)
+    peft_model = lora.wrap(model, cfg, folder)
+    with torch.no_grad():  # B = 0 at start: give the adapter a value, as training would
+        gen = torch.Generator().manual_seed(5)
+        for name, p in lora.adapter_params(model).items():
+            p.add_(torch.randn(p.shape, generator=gen) * 0.05)
+    return model, base, peft_model
+
+
+def test_only_the_adapter_trains_under_both_optimizers_and_the_critic_step():
+    model, _, _ = wrapped()
+    adapter = lora.adapter_params(model)
+    assert adapter and all(".lora_A." in n or ".lora_B." in n for n in adapter)
+    assert all(p.dtype == torch.float32 for p in adapter.values())
+    frozen = {n: p.detach().clone() for n, p in model.named_parameters() if not p.requires_grad}
+    before = {n: p.detach().clone() for n, p in adapter.items()}
+    groups, _ = sampled(model)
+    pad = build_tokenizer().pad_token_id
+    for name in ("adamw", "muon"):
+        cfg = TrainConfig(lr=1e-3, optimizer=name)
+        opts = make_optimizer(model, cfg)
+        held = {id(p) for opt in opts for g in opt.param_groups for p in g["params"]}
+        assert held == {id(p) for p in adapter.values()}, name  # state for the adapter alone
+        update(model, opts, groups, cfg, pad)
+    moved = {n: p.detach().clone() for n, p in adapter.items()}
+    critic = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    samples = [(t.ids, t.mask) for g in groups for t in g.trajectories]
+    critic_step(model, critic, samples[:4], pad, 1.0)  # the critic steps the same adapter
+    for n, p in model.named_parameters():
+        if n in frozen:
+            assert torch.equal(p, frozen[n]), n
+    assert any(not torch.equal(moved[n], before[n]) for n in adapter)
+    assert any(not torch.equal(adapter[n], moved[n]) for n in adapter)
+
+
+def test_the_merged_tensors_are_the_trained_policy():
+    model, base, _ = wrapped()
+    names = dict(base.named_parameters())
+    merged = {n: (lora.merge_one(model, n) if t is None else t)
+              for n, t in lora.merged(model)}
+    assert set(merged) == set(names)  # the engine's tensors, under the HF names
+    targets = [n for n, t in lora.merged(model, targets_only=True)]
+    assert targets and all(n.endswith("_proj.weight") for n in targets)
+    assert len(targets) == 7 * base.config.num_hidden_layers
+    with torch.no_grad():
+        for n, p in base.named_parameters():
+            p.copy_(merged[n])
+        ids = torch.randint(7, 100, (3, 17))
+        torch.testing.assert_close(base(ids).logits, model(ids).logits, atol=2e-5, rtol=1e-5)
+
+
+def test_a_checkpoint_resumes_the_adapter_and_its_optimizer_exactly(tmp_path):
+    model, base, peft_model = wrapped(folder=str(tmp_path / "base"))
+    base.save_pretrained(tmp_path / "base")
+    build_tokenizer().save_pretrained(tmp_path / "base")
+    groups, _ = sampled(model)
+    pad = build_tokenizer().pad_token_id
+    cfg = TrainConfig(lr=1e-3)
+    opts = make_optimizer(model, cfg)
+    update(model, opts, groups, cfg, pad)
+    lora.save(peft_model, tmp_path / "ckpt")
+    torch.save([o.state_dict() for o in opts], tmp_path / "ckpt" / "optimizer.pt")
+    assert lora.is_adapter(tmp_path / "ckpt") and not lora.is_adapter(tmp_path / "base")
+    assert lora.base_of(tmp_path / "ckpt") == str((tmp_path / "base").resolve())
+
+    from transformers import AutoModelForCausalLM
+
+    again = AutoModelForCausalLM.from_pretrained(lora.base_of(tmp_path / "ckpt")).eval()
+    lora.wrap(again, None, lora.base_of(tmp_path / "ckpt"), str(tmp_path / "ckpt"))
+    opts2 = make_optimizer(again, cfg)
+    for opt, state in zip(opts2, torch.load(tmp_path / "ckpt" / "optimizer.pt")):
+        opt.load_state_dict(state)
+    update(model, opts, groups, cfg, pad)
+    update(again, opts2, groups, cfg, pad)
+    mine, theirs = dict(model.named_parameters()), dict(again.named_parameters())
+    assert mine.keys() == theirs.keys()
+    for n, p in mine.items():
+        assert torch.equal(p, theirs[n]), n
+
+
+def test_the_merged_export_is_a_plain_model_with_the_adapters_log_probs(tmp_path):
+    model, base, peft_model = wrapped(folder=str(tmp_path / "base"))
+    base.save_pretrained(tmp_path / "base")
+    build_tokenizer().save_pretrained(tmp_path / "base")
+    lora.save(peft_model, tmp_path / "ckpt")
+    build_tokenizer().save_pretrained(tmp_path / "ckpt")
+    out = lora.export_merged(tmp_path / "ckpt", tmp_path / "merged")
+    assert (out / "config.json").exists() and not lora.is_adapter(out)
+    from transformers import AutoModelForCausalLM
+
+    plain = AutoModelForCausalLM.from_pretrained(out).eval()
+    assert not any(".lora_" in n or "base_layer" in n for n, _ in plain.named_parameters())
+    ids = torch.randint(7, 100, (2, 11))
+    with torch.no_grad():
+        torch.testing.assert_close(plain(ids).logits, model(ids).logits, atol=2e-5, rtol=1e-5)

@@ -20,7 +20,10 @@ adapter_model.safetensors); `base_of` finds the base of such a folder and `wrap`
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -155,7 +158,8 @@ def save(wrapped, folder: str | Path) -> None:
 
 def export_merged(checkpoint: str | Path, out: str | Path, dtype: str = "float32") -> Path:
     """Base + merged adapter of an adapter checkpoint as a plain HF model folder (with the
-    checkpoint's tokenizer), which transformers and vLLM load like any model."""
+    checkpoint's tokenizer, else the base's), which transformers and vLLM load like any model.
+    The merge is peft's `merge_and_unload` in fp32: W + (alpha / r) · B @ A, as `push` makes."""
     import peft
     from transformers import AutoModelForCausalLM
 
@@ -164,5 +168,46 @@ def export_merged(checkpoint: str | Path, out: str | Path, dtype: str = "float32
     base = AutoModelForCausalLM.from_pretrained(base_of(checkpoint), dtype=torch.float32)
     model = peft.PeftModel.from_pretrained(base, str(checkpoint)).merge_and_unload()
     model.to(getattr(torch, dtype)).save_pretrained(str(out))
-    load_tokenizer(checkpoint).save_pretrained(str(out))
+    has_own = (Path(checkpoint) / "tokenizer_config.json").exists()
+    load_tokenizer(checkpoint if has_own else base_of(checkpoint)).save_pretrained(str(out))
     return Path(out)
+
+
+# Files of a checkpoint that are k2rl's own, not the model's.
+RUN_FILES = ("optimizer.pt", "trainer_state.json")
+
+
+def run_checkpoint(run_dir: Path, step: int | None = None) -> Path:
+    """The checkpoint folder of `step` in a run (default: the newest); a FileNotFoundError
+    names the steps there are (a run keeps its newest checkpoint only)."""
+    folders = sorted(p for p in (run_dir / "checkpoints").glob("step-*")
+                     if p.is_dir() and not p.name.endswith(".tmp"))
+    if step is None and folders:
+        return folders[-1]
+    want = run_dir / "checkpoints" / f"step-{step or 0:05d}"
+    if step is not None and want in folders:
+        return want
+    steps = ", ".join(str(int(p.name.removeprefix("step-"))) for p in folders) or "none"
+    raise FileNotFoundError(f"run {run_dir} has no checkpoint"
+                            + (f" of step {step}" if step is not None else "")
+                            + f" (checkpoints: {steps})")
+
+
+def export(checkpoint: Path, out: Path) -> Path:
+    """A checkpoint as a plain HF model folder at `out`: a LoRA checkpoint merged into its
+    base (`export_merged`), a full one copied without k2rl's optimizer and run state."""
+    if is_adapter(checkpoint):
+        return export_merged(checkpoint, out)
+    shutil.copytree(checkpoint, out, ignore=shutil.ignore_patterns(*RUN_FILES),
+                    dirs_exist_ok=True)
+    return out
+
+
+@contextlib.contextmanager
+def as_model_folder(folder: str | Path):
+    """`folder` if it is an HF model; a LoRA checkpoint merged into a temporary one."""
+    if not is_adapter(folder):
+        yield str(folder)
+        return
+    with tempfile.TemporaryDirectory(prefix="k2rl-merged-") as tmp:
+        yield str(export_merged(folder, tmp))

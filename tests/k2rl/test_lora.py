@@ -131,3 +131,144 @@ def test_the_merged_export_is_a_plain_model_with_the_adapters_log_probs(tmp_path
     ids = torch.randint(7, 100, (2, 11))
     with torch.no_grad():
         torch.testing.assert_close(plain(ids).logits, model(ids).logits, atol=2e-5, rtol=1e-5)
+
+
+def test_k2rl_export_merges_a_runs_newest_or_named_checkpoint(tmp_path, capsys):
+    from k2rl.cli import main
+
+    model, base, peft_model = wrapped(folder=str(tmp_path / "base"))
+    base.save_pretrained(tmp_path / "base")
+    run = tmp_path / "run"
+    for step in (10, 20):
+        ckpt = run / "checkpoints" / f"step-{step:05d}"
+        lora.save(peft_model, ckpt)
+        build_tokenizer().save_pretrained(ckpt)
+        torch.save([], ckpt / "optimizer.pt")
+    assert main(["export", str(run), "--merged", str(tmp_path / "out")]) == 0
+    assert "step-00020" in capsys.readouterr().out
+    assert main(["export", str(run), "--step", "10", "--merged", str(tmp_path / "ten")]) == 0
+    assert (tmp_path / "ten" / "config.json").exists()
+    assert not (tmp_path / "ten" / "optimizer.pt").exists()
+    assert main(["export", str(run), "--step", "7", "--merged", str(tmp_path / "x")]) == 2
+    assert "no checkpoint of step 7 (checkpoints: 10, 20)" in capsys.readouterr().err
+    with lora.as_model_folder(run / "checkpoints" / "step-00010") as folder:
+        assert (Path(folder) / "config.json").exists()  # what `k2rl critic eval --model` loads
+
+
+# --------------------------------------------------------------------------- real engine
+
+def perturb_adapter(model, scale: float, seed: int) -> None:
+    """A training-sized move of every adapter matrix (B starts at 0: give it a value)."""
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for p in lora.adapter_params(model).values():
+            p.add_(torch.randn(p.shape, generator=gen) * scale)
+
+
+def engine_gaps(llm, model, prompts, temperature=1.0) -> dict:
+    """Mean and max |trainer − engine| log-prob over the engine's sampled tokens."""
+    from k2rl import engine
+
+    outs = engine.generate(llm, prompts, [12] * len(prompts), [temperature] * len(prompts))
+    diffs, argmax = [], True
+    for p, (ids, logps) in zip(prompts, outs):
+        with torch.no_grad():
+            logits = model(torch.tensor([p + ids])).logits[0, len(p) - 1:-1]
+        mine = logits.log_softmax(-1).gather(1, torch.tensor(ids)[:, None])[:, 0]
+        diffs.append((mine - torch.tensor(logps)).abs())
+        argmax &= logits.argmax(-1).tolist() == ids
+    d = torch.cat(diffs)
+    return {"mean": d.mean().item(), "max": d.max().item(), "argmax": argmax}
+
+
+def lora_gaps(family: str, folder: str, pushes: int = 3) -> dict:
+    """In a fresh process: the fixture model of `family` in `folder`, the trainer wrapped with
+    LoRA (rank 8 on every projection), a vLLM engine on the base; after each of `pushes`
+    adapter moves and pushes, the engine-vs-trainer gaps and the push's bytes and seconds.
+    Leaves the adapter checkpoint in folder/ckpt and its merged export in folder/merged."""
+    from k2rl import engine
+
+    engine.configure_env(2, 1)
+    from transformers import AutoModelForCausalLM
+
+    from tests.k2rl.fixtures import llama3_dir, qwen2_dir
+
+    base_dir = Path(folder) / "base"
+    if family == "char":
+        from transformers import Qwen2ForCausalLM
+
+        from k2rl.model import build_config
+
+        tok = build_tokenizer()
+        Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(base_dir)
+        tok.save_pretrained(base_dir)
+    else:
+        {"qwen2-chatml": qwen2_dir, "llama3": llama3_dir}[family](base_dir)
+    model = AutoModelForCausalLM.from_pretrained(base_dir).eval()
+    wrapped = lora.wrap(model, LoraConfig(rank=8, alpha=16.0), str(base_dir))
+    llm = engine.start_engine(str(base_dir), 256, 0)
+    gen = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(3, model.config.vocab_size, (6,), generator=gen).tolist()
+               for _ in range(8)]
+    out = {"start": engine_gaps(llm, model, prompts), "pushes": []}
+    for i in range(pushes):
+        perturb_adapter(model, 0.05, seed=2 + i)
+        stale = engine_gaps(llm, model, prompts)
+        sync = lora.push(llm, model, full=i == 0)
+        out["pushes"].append({"stale": stale, "pushed": engine_gaps(llm, model, prompts), **sync})
+    out["greedy"] = engine_gaps(llm, model, prompts, 0.0)
+    # what a full fine-tuning push of this model writes (fp32)
+    out["full_bytes"] = 4.0 * sum(t.numel() for _, t in lora._named_base(model))
+    out["adapter_params"] = sum(p.numel() for p in lora.adapter_params(model).values())
+    lora.save(wrapped, Path(folder) / "ckpt")
+    lora.export_merged(Path(folder) / "ckpt", Path(folder) / "merged")
+    return out
+
+
+def export_gaps(folder: str) -> dict:
+    """In a fresh process: a vLLM engine on folder/merged against the adapter run (base +
+    folder/ckpt through peft)."""
+    import peft
+
+    from k2rl import engine
+
+    engine.configure_env(2, 1)
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(Path(folder) / "base")
+    model = peft.PeftModel.from_pretrained(base, str(Path(folder) / "ckpt")).eval()
+    llm = engine.start_engine(str(Path(folder) / "merged"), 256, 0)
+    gen = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(3, base.config.vocab_size, (6,), generator=gen).tolist()
+               for _ in range(8)]
+    return {"sampled": engine_gaps(llm, model, prompts), "greedy": engine_gaps(llm, model,
+                                                                               prompts, 0.0)}
+
+
+def fresh(call: str) -> dict:
+    """`call` (a function of this module) in a fresh process: one vLLM engine per process."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import json; from tests.k2rl.test_lora import *; "
+         f"print(json.dumps({call}))"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["char", "qwen2-chatml", "llama3"])
+def test_the_engine_follows_the_adapter_after_pushes_and_loads_the_export(family, tmp_path):
+    out = fresh(f"lora_gaps({family!r}, {str(tmp_path)!r})")
+    print(family, json.dumps(out))
+    assert out["start"]["mean"] < 1e-4
+    first, *rest = out["pushes"]
+    for push in out["pushes"]:
+        assert push["stale"]["mean"] > 1e-2  # the adapter moved the policy
+        assert push["pushed"]["mean"] < 1e-4 and push["pushed"]["max"] < 1e-3, push
+    assert out["greedy"]["argmax"]
+    assert first["sync_bytes"] == out["full_bytes"]  # the first push writes every tensor
+    assert all(p["sync_bytes"] < first["sync_bytes"] for p in rest)  # then the targets only
+    exported = fresh(f"export_gaps({str(tmp_path)!r})")
+    print(family, "export", json.dumps(exported))
+    for key in ("sampled", "greedy"):
+        assert exported[key]["mean"] < 1e-4 and exported[key]["max"] < 1e-3, exported[key]
+    assert exported["greedy"]["argmax"]

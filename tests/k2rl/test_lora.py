@@ -71,6 +71,21 @@ def test_only_the_adapter_trains_under_both_optimizers_and_the_critic_step():
     assert any(not torch.equal(adapter[n], moved[n]) for n in adapter)
 
 
+def test_a_bf16_base_keeps_an_fp32_adapter_and_trains_it():
+    model = small_model().to(torch.bfloat16)
+    lora.wrap(model, SMALL, "/base")
+    adapter = lora.adapter_params(model)
+    assert all(p.dtype == torch.float32 for p in adapter.values())
+    assert all(p.dtype == torch.bfloat16 for n, p in model.named_parameters() if n not in adapter)
+    groups, _ = sampled(model)
+    cfg = TrainConfig(lr=1e-3)
+    before = {n: p.detach().clone() for n, p in adapter.items()}
+    metrics = update(model, make_optimizer(model, cfg), groups, cfg, build_tokenizer().pad_token_id)
+    assert torch.isfinite(torch.tensor(metrics["loss"]))
+    assert any(not torch.equal(adapter[n], before[n]) for n in adapter)
+    name = lora.merged(model, targets_only=True)[0][0]
+    assert lora.merge_one(model, name).dtype == torch.float32  # the merge is fp32
+
 def test_the_merged_tensors_are_the_trained_policy():
     model, base, _ = wrapped()
     names = dict(base.named_parameters())
@@ -249,7 +264,7 @@ def fresh(call: str) -> dict:
     """`call` (a function of this module) in a fresh process: one vLLM engine per process."""
     proc = subprocess.run(
         [sys.executable, "-c", "import json; from tests.k2rl.test_lora import *; "
-         f"print(json.dumps({call}))"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+         f"print(json.dumps({call}))"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -272,3 +287,58 @@ def test_the_engine_follows_the_adapter_after_pushes_and_loads_the_export(family
     for key in ("sampled", "greedy"):
         assert exported[key]["mean"] < 1e-4 and exported[key]["max"] < 1e-3, exported[key]
     assert exported["greedy"]["argmax"]
+
+
+def hybrid_run(folder: str, resume: bool) -> dict:
+    """In a fresh process: a LoRA hybrid worker on the tiny config: train, sync and check
+    the engine, then save (first run); or resume from that checkpoint and check the same."""
+    from peft import get_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    from k2rl.hybrid import HybridWorker
+    from k2rl.model import default_model
+    from tests.k2rl.test_hybrid import informative, requests, trainer_engine_gap
+
+    cfg = load_config("configs/tiny.yaml", ["model.lora={rank: 4, alpha: 8}", "train.lr=1e-2"])
+    ckpt = Path(folder) / "ckpt"
+    if resume:
+        worker = HybridWorker(str(ckpt), cfg, str(ckpt / "optimizer.pt"))
+        saved = load_file(ckpt / "adapter_model.safetensors")
+        mine = get_peft_model_state_dict(worker.peft)  # under the saved names
+        out = {"resumed_gap": trainer_engine_gap(worker),
+               "adapter_equal": all(torch.equal(mine[n], t) for n, t in saved.items()),
+               "optimizer_steps": [int(s["step"]) for s in worker.optimizers[0].state_dict()[
+                   "state"].values()][:1]}
+    else:
+        worker = HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
+        out = {"start_gap": trainer_engine_gap(worker)}
+    frozen = {n: p.detach().clone() for n, p in worker.model.named_parameters()
+              if not p.requires_grad}
+    for step in (1, 2):
+        out[f"train_{step}"] = worker.train(informative(worker.rollout(requests(k=2), step)),
+                                            step)["loss"]
+        out[f"sync_{step}"] = worker.sync()
+        out[f"gap_{step}"] = trainer_engine_gap(worker)
+    out["frozen_unchanged"] = all(torch.equal(p, frozen[n])
+                                  for n, p in worker.model.named_parameters() if n in frozen)
+    out["adapter_params"] = sum(p.numel() for p in lora.adapter_params(worker.model).values())
+    out["params"] = worker.param_count()
+    worker.save(str(ckpt), {"step": 2})
+    return out
+
+
+@pytest.mark.slow
+def test_a_lora_hybrid_worker_trains_syncs_saves_and_resumes(tmp_path):
+    first = fresh(f"hybrid_run({str(tmp_path)!r}, False)")
+    print("lora hybrid", json.dumps(first))
+    assert first["frozen_unchanged"]
+    for step in (1, 2):
+        assert first[f"gap_{step}"] < 1e-4, first  # the engine samples the trained adapter
+    assert first["sync_2"]["sync_bytes"] < first["sync_1"]["sync_bytes"]  # targets only
+    assert (tmp_path / "ckpt" / "adapter_config.json").exists()
+    assert not (tmp_path / "ckpt" / "model.safetensors").exists()  # the adapter alone
+    again = fresh(f"hybrid_run({str(tmp_path)!r}, True)")
+    print("lora hybrid resumed", json.dumps(again))
+    assert again["adapter_equal"] and again["optimizer_steps"] == [4]  # 2 steps x inner_steps 2
+    assert again["resumed_gap"] < 1e-4  # the engine follows the resumed adapter at once
+    assert again["gap_2"] < 1e-4 and again["frozen_unchanged"]

@@ -14,6 +14,9 @@
     k2rl envs list [--config C]                       registered environments and where they come from
     k2rl envs check ID                                check_env and a few scripted episodes
     k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
+                                                      (DIR: an HF model or a LoRA checkpoint)
+    k2rl export RUN_DIR [--step N] --merged OUT       a checkpoint as a plain HF model folder (a LoRA
+                                                      adapter merged into its base)
 
 `k2rl train` writes the run folder's path to the file $K2RL_RUN_DIR_FILE names, if set (`make
 train` reports on it).
@@ -117,6 +120,12 @@ def parser() -> argparse.ArgumentParser:
                     help="where library warnings go (default critic-eval.log; -v: the terminal)")
     ev.add_argument("-v", "--verbose", action="store_true", help="library warnings here")
     ev.set_defaults(func=cmd_critic_eval)
+    x = sub.add_parser("export", help="a run's checkpoint as a plain HF model folder (a LoRA "
+                                      "adapter merged into its base)")
+    x.add_argument("run_dir")
+    x.add_argument("--step", type=int, help="the checkpoint of this step (default: the newest)")
+    x.add_argument("--merged", required=True, metavar="OUT", help="the folder to write")
+    x.set_defaults(func=cmd_export)
     return p
 
 
@@ -395,11 +404,15 @@ def cmd_critic_eval(args) -> int:
         rubrics = load_rubrics(args.rubrics)
     except (PairsError, RubricError) as e:
         raise ConfigError(str(e)) from None
-    if not Path(args.model, "config.json").exists():
-        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json)")
+    from k2rl import lora
+
+    if not lora.is_adapter(args.model) and not Path(args.model, "config.json").exists():
+        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json) nor a "
+                                "LoRA checkpoint (no adapter_config.json)")
     log = Path(args.log).resolve()
-    with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose):
-        judge = standalone_judge(args.model, args.max_model_len)
+    with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
+            lora.as_model_folder(args.model) as model:
+        judge = standalone_judge(model, args.max_model_len)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:
@@ -407,6 +420,16 @@ def cmd_critic_eval(args) -> int:
         print(format_judgments(pairs, judgments, args.show))
     if not args.verbose:
         print(f"(library warnings: {log})", file=sys.stderr)
+    return 0
+
+
+def cmd_export(args) -> int:
+    from k2rl import lora
+
+    ckpt = lora.run_checkpoint(Path(args.run_dir), args.step)
+    out = lora.export(ckpt, Path(args.merged))
+    print(f"exported {ckpt} to {out}" + (" (base + merged adapter)" if lora.is_adapter(ckpt)
+                                         else ""))
     return 0
 
 

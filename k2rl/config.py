@@ -31,8 +31,32 @@ AUTOCAST_CHOICES = ("auto", "bfloat16", "float32")  # model.autocast (k2rl.preci
 ATTENTION_CHOICES = ("auto", "eager", "sdpa")  # model.attention
 
 
+# model.lora's default targets: the attention and MLP projections of Qwen2 / Llama layouts.
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
 class ConfigError(ValueError):
     """A bad config key or value; the message names the key and where it came from."""
+
+
+@dataclass
+class LoraConfig:
+    """LoRA adapters on the policy (k2rl.lora): the base stays frozen, only the adapter trains."""
+    rank: int = 16
+    """Rank r of each adapter (B @ A with A (r, in) and B (out, r))."""
+    alpha: float = 32.0
+    """Scale numerator: the adapter adds (alpha / rank) * B @ A to each target weight."""
+    dropout: float = 0.0
+    """Dropout on the adapter's input while training (0: none, so train and eval agree)."""
+    target_modules: list[str] = field(default_factory=lambda: list(LORA_TARGETS))
+    """Names of the linear layers that get an adapter (peft's target_modules)."""
+
+    def __post_init__(self) -> None:
+        _require(self.rank > 0, "model.lora.rank", "must be > 0")
+        _require(self.alpha > 0, "model.lora.alpha", "must be > 0")
+        _require(0.0 <= self.dropout < 1.0, "model.lora.dropout", "must lie in [0, 1)")
+        _require(len(self.target_modules) > 0, "model.lora.target_modules",
+                 "must name at least one linear layer")
 
 
 @dataclass
@@ -88,6 +112,9 @@ class ModelConfig:
     backward there) and sdpa for longer ones (2x faster at 450 tokens; k2rl.precision)."""
     cache_dir: str = "~/.cache/k2rl/models"
     """Where built models are kept, keyed by a hash of their recipe."""
+    lora: LoraConfig | None = None
+    """LoRA adapters instead of full fine-tuning (`model.lora={}` for the defaults); None: off.
+    The engine samples from base + merged adapter (k2rl.lora); checkpoints hold the adapter."""
 
     def __post_init__(self) -> None:
         _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",

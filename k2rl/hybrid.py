@@ -18,7 +18,7 @@ import torch
 
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
-from k2rl import distributed, engine, precision
+from k2rl import distributed, engine, lora, precision
 from k2rl.chat import pad_id, stop_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
@@ -28,7 +28,7 @@ from k2rl.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.registry import load_envs
 from k2rl.rollout import rollout
 from k2rl.self_critique import judge_examples, judge_groups, make_judge
-from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, update
+from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
 WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
@@ -50,9 +50,13 @@ class HybridWorker:
         self.cfg = cfg
         self.tokenizer = load_tokenizer(model_dir)
         device, dtype = cfg.ray.device, cfg.model.dtype
+        base_dir = lora.base_of(model_dir)  # a LoRA checkpoint holds the adapter alone
         self.model = AutoModelForCausalLM.from_pretrained(
-            model_dir, dtype=getattr(torch, dtype),
+            base_dir, dtype=getattr(torch, dtype),
             attn_implementation=precision.attention(cfg.model.attention, device)).to(device).eval()
+        self.peft = (lora.wrap(self.model, cfg.model.lora, base_dir,
+                               model_dir if lora.is_adapter(model_dir) else None)
+                     if cfg.model.lora else None)  # self.model stays the HF model, adapted
         precision.enable(self.model, precision.autocast_dtype(cfg.model.autocast, device),
                          precision.long_attention(cfg.model.attention, device))
         if cfg.train.gradient_checkpointing:
@@ -61,7 +65,7 @@ class HybridWorker:
         self.stops = stop_ids(self.tokenizer, self.model.generation_config)
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
-        self.llm = engine.start_engine(model_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
+        self.llm = engine.start_engine(base_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
                                        cfg.rollout.dtype or dtype,
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
@@ -71,8 +75,11 @@ class HybridWorker:
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
         engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])
         self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
+        self.pushed = False  # LoRA: whether the engine holds the base from a first full push
+        if self.peft and lora.is_adapter(model_dir):  # resumed: the engine loaded the base
+            self._push()
         self.optimizers = make_optimizer(self.model, cfg.train)
-        self.critic_opt = (torch.optim.AdamW(self.model.parameters(), lr=cfg.critic.lr)
+        self.critic_opt = (torch.optim.AdamW(trainable(self.model), lr=cfg.critic.lr)
                            if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
@@ -164,8 +171,16 @@ class HybridWorker:
 
     def sync(self) -> dict:
         """Push the trainer's weights into the engine (waking it first in GPU sleep mode)."""
-        return self.colocation.before_generate(self._optimizers(),
-                                               lambda: engine.push_weights(self.llm, self.model))
+        return self.colocation.before_generate(self._optimizers(), self._push)
+
+    def _push(self) -> dict:
+        """Full fine-tuning: every parameter; LoRA: the merged target layers (k2rl.lora),
+        every tensor the first time and after each sleep (which discards the weights)."""
+        if not self.peft:
+            return engine.push_weights(self.llm, self.model)
+        full = not self.pushed or self.cfg.rollout.sleep_mode
+        self.pushed = True
+        return lora.push(self.llm, self.model, full)
 
     def _optimizers(self) -> list[torch.optim.Optimizer]:
         """The policy's optimizers and the critic's: offloaded together in GPU sleep mode."""
@@ -183,7 +198,10 @@ class HybridWorker:
         """Policy, tokenizer and optimizer state as an HF folder, written atomically."""
         out = Path(path)
         tmp = out.with_name(out.name + ".tmp")
-        self.model.save_pretrained(tmp)
+        if self.peft:  # the adapter in peft's format, naming its base folder
+            lora.save(self.peft, tmp)
+        else:
+            self.model.save_pretrained(tmp)
         self.tokenizer.save_pretrained(tmp)
         torch.save([opt.state_dict() for opt in self._optimizers()], tmp / "optimizer.pt")
         (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))

@@ -92,6 +92,7 @@ def recipe(cfg: ModelConfig) -> dict:
     fields.pop("dtype")  # how the weights are loaded, not how they are built
     fields.pop("autocast")  # how RL computes: the warm-start is always fp32 (see default_model)
     fields.pop("attention")
+    fields.pop("lora")  # how RL trains the model, not how it is built
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
         fields["rubrics"] = [r.text for r in load_rubrics()]
     return {"version": RECIPE_VERSION, **fields}

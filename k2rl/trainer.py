@@ -25,20 +25,30 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim
 
     Embeddings (tied with the output head here) stay with AdamW, as the Muon recipe says.
     Muon uses `adjust_lr_fn="match_rms_adamw"` so the same learning rate suits both.
+    Only trainable parameters get a place (and state): with LoRA (k2rl.lora), the adapter's
+    matrices, which are all 2-D, so Muon takes every one of them.
     """
     if cfg.optimizer == "adamw":
-        return [torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)]
+        return [torch.optim.AdamW(trainable(model), lr=cfg.lr, weight_decay=cfg.weight_decay)]
     matrices, rest = split_for_muon(model)
-    return [torch.optim.Muon(matrices, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                             adjust_lr_fn="match_rms_adamw"),
-            torch.optim.AdamW(rest, lr=cfg.lr, weight_decay=cfg.weight_decay)]
+    muon = torch.optim.Muon(matrices, lr=cfg.lr, weight_decay=cfg.weight_decay,
+                            adjust_lr_fn="match_rms_adamw")
+    if not rest:  # a LoRA adapter is matrices only
+        return [muon]
+    return [muon, torch.optim.AdamW(rest, lr=cfg.lr, weight_decay=cfg.weight_decay)]
 
 
 def split_for_muon(model: torch.nn.Module) -> tuple[list, list]:
     matrices, rest = [], []
     for name, p in model.named_parameters():
-        (matrices if p.ndim == 2 and "embed" not in name else rest).append(p)
+        if p.requires_grad:
+            (matrices if p.ndim == 2 and "embed" not in name else rest).append(p)
     return matrices, rest
+
+
+def trainable(model: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """The parameters an optimizer steps: all of them, or the adapter's alone under LoRA."""
+    return [p for p in model.parameters() if p.requires_grad]
 
 
 def set_lr(optimizers: list[torch.optim.Optimizer], lr: float) -> None:

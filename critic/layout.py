@@ -1,21 +1,24 @@
-"""The judge's conversation, as chat messages: solve, check each answer, then the verdict.
+"""The judge's conversation, as chat messages: answer the question, check each answer, verdict.
 
 K2 (sec. 3.2.2) has the policy compare its own responses against rubrics but does not say how
 the judge reads a pair. A judge that answers with one verdict token stays at chance on pairs
 whose correctness needs work (a sum, a word count; bench/README.md), so k2rl's judge works
 the question out first, as generative verifiers (GenRM, arXiv 2408.15240), MT-Bench's
-reference-guided math judge and Kimi k1.5's reasoning reward model do, but with its own
-working, never the answer key:
+reference-guided math judge and Kimi k1.5's reasoning reward model do, with its own answer as
+the reference, never the answer key ("judge after doing"):
 
-    user:  Judge by: <rubrics>. Q: <question>
-    judge: <its own working: the sum's columns, the call it would make, the constraints, the fact>
-    user:  <first answer>
-    judge: <check of the first answer against the working: "84 vs 85: no">
-    user:  <second answer>
-    judge: <check of the second answer>
-    user:  Better: A (first) or B (second)?
-    judge: A | B
+    user:      <question>                   (the policy's prompt, as the policy sees it)
+    assistant: <its own answer>             (written as the policy writes it: the same skill)
+    user:      Judge by: <rubrics>. Answer: <first answer>
+    judge:     <check of the first answer against its own: "84 vs 85: no">
+    user:      Answer: <second answer>
+    judge:     <check of the second answer>
+    user:      Better: A (first) or B (second)?
+    judge:     A | B
 
+Its own answer is written in the assistant's role, after exactly the policy's prompt, because
+that is where the model's skill is: in a turn of its own the 3.4 M-parameter default judge
+wrote wrong column workings for sums its policy gets right 98% of the time (bench/README.md).
 The judge's turns are written by the model (the engine generates them, k2rl.self_critique);
 this module only lays them out. An answer's check is generated once, right after its answer
 as the first one shown, and reused in both orders, so it does not depend on the order or on
@@ -28,6 +31,7 @@ from __future__ import annotations
 from critic.rubrics import Rubric
 
 JUDGE = "judge"  # the judge's own turns; laid out in the model's critic or assistant role
+OWN = "assistant"  # the judge's own answer: the policy's turn
 VERDICTS = ("A", "B")  # the verdict's reply: "A" if the first answer shown is better
 ASK = "Better: A (first) or B (second)?"
 
@@ -36,39 +40,49 @@ def criteria(rubrics: list[Rubric] | tuple[Rubric, ...]) -> str:
     return "; ".join(r.text.rstrip(". ") for r in rubrics)
 
 
-def question_text(prompt: str, rubrics: list[Rubric] | tuple[Rubric, ...]) -> str:
-    """The judge's first user turn.
+def first_answer_text(answer: str, rubrics: list[Rubric] | tuple[Rubric, ...]) -> str:
+    """The user turn that shows the first answer, after the rubrics.
 
-    >>> question_text("2+2=", [Rubric("r", "core", "Correct.")])
-    'Judge by: Correct. Q: 2+2='
+    >>> first_answer_text("85", [Rubric("r", "core", "Correct.")])
+    'Judge by: Correct. Answer: 85'
     """
     head = f"Judge by: {criteria(rubrics)}. " if rubrics else ""
-    return f"{head}Q: {prompt}"
+    return f"{head}Answer: {answer}"
 
 
-def solve_messages(prompt: str, rubrics) -> list[dict]:
-    """Up to the judge's working (the model writes it next)."""
-    return [{"role": "user", "content": question_text(prompt, rubrics)}]
+def solve_messages(prompt: str) -> list[dict]:
+    """Up to the judge's own answer: the policy's prompt (the model answers as the policy)."""
+    return [{"role": "user", "content": prompt}]
 
 
-def check_messages(prompt: str, rubrics, working: str, answer: str) -> list[dict]:
-    """Up to the check of `answer` (the model writes it next)."""
-    return solve_messages(prompt, rubrics) + [{"role": JUDGE, "content": working},
-                                              {"role": "user", "content": answer}]
+def check_messages(prompt: str, rubrics, own: str, answer: str) -> list[dict]:
+    """Up to the check of `answer` shown first (the model writes it next)."""
+    return solve_messages(prompt) + [{"role": OWN, "content": own},
+                                     {"role": "user", "content": first_answer_text(answer, rubrics)}]
 
 
-def verdict_messages(prompt: str, rubrics, working: str, a: str, check_a: str, b: str,
+def verdict_messages(prompt: str, rubrics, own: str, a: str, check_a: str, b: str,
                      check_b: str) -> list[dict]:
     """Up to the verdict: `a` shown first (A), `b` second (B), each with its check."""
-    return check_messages(prompt, rubrics, working, a) + [
-        {"role": JUDGE, "content": check_a}, {"role": "user", "content": b},
+    return check_messages(prompt, rubrics, own, a) + [
+        {"role": JUDGE, "content": check_a}, {"role": "user", "content": f"Answer: {b}"},
         {"role": JUDGE, "content": check_b}, {"role": "user", "content": ASK}]
 
 
-def example_messages(prompt: str, rubrics, working: str, a: str, check_a: str, b: str,
+def example_messages(prompt: str, rubrics, own: str, a: str, check_a: str, b: str,
                      check_b: str, verdict: str) -> list[dict]:
     """A whole judgment, for training: the verdict messages and the verdict's turn."""
     if verdict not in VERDICTS:
         raise ValueError(f"a verdict is one of {VERDICTS}, got {verdict!r}")
-    return verdict_messages(prompt, rubrics, working, a, check_a, b, check_b) + [
+    return verdict_messages(prompt, rubrics, own, a, check_a, b, check_b) + [
         {"role": JUDGE, "content": verdict}]
+
+
+def finding(check: str) -> bool | None:
+    """What a check line found: True if it ends ": yes", False if ": no", else None.
+
+    >>> finding("85 vs 85: yes"), finding("84 vs 85: no"), finding("84 vs")
+    (True, False, None)
+    """
+    tail = check.strip().rsplit(":", 1)[-1].strip() if ":" in check else ""
+    return {"yes": True, "no": False}.get(tail)

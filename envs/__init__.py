@@ -18,6 +18,7 @@ _ENTRY_POINTS = {
     "k2rl/Countdown-v0": "envs.countdown:CountdownEnv",
     "k2rl/Sudoku-v1": "envs.sudoku:SudokuEnv",
     "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
+    "k2rl/Instructions-v1": "envs.instructions:TopicInstructionsEnv",
     "k2rl/Lookup-v1": "envs.lookup:LookupEnv",
     "k2rl/Code-v0": "envs.code:CodeEnv",
     "k2rl/Chat-v1": "envs.chat:ChatEnv",

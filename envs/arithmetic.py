@@ -6,6 +6,12 @@ character-level and short prompts keep episodes cheap; the action is the answer.
 A sum is one problem whichever operand comes first: ``"47+38="`` and ``"38+47="``
 share the key ``"arith:38+47"``, so they fall in the same split (v0 keyed the
 ordered operands, and ``b+a`` could be trained on while ``a+b`` was held out).
+
+A difference and its reverse are two problems (``"47-38="``, ``"38-47="``: keys
+``arith:47-38`` and ``arith:38-47``) that share a split (``split_key`` ``arith:38~47``):
+Arithmetic-v2 works ``38-47`` as ``-(47-38)`` with the columns of ``47-38``, so a reverse in
+training would show a held-out difference's whole working (until 2026-11-25, 83 of the 104
+held-out differences had theirs inside a warm-start reply).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.base import Problem, TextEnv, check_line, final_part
+from envs.base import Problem, TextEnv, check_line, final_part, split_of
 
 OPERAND_MAX = 49  # v1: 0..49 (v0: 0..99)
 OPS = ("+", "-")
@@ -29,6 +35,18 @@ def identity(a: int, op: str, b: int) -> str:
     if op == "+":
         a, b = sorted((a, b))
     return f"arith:{a}{op}{b}"
+
+
+def split_identity(a: int, op: str, b: int) -> str:
+    """What decides the split: the key, but a difference and its reverse share one.
+
+    >>> split_identity(47, "-", 38), split_identity(38, "-", 47), split_identity(38, "+", 47)
+    ('arith:38~47', 'arith:38~47', '')
+    """
+    if op == "+":
+        return ""  # the key already is order-free
+    a, b = sorted((a, b))
+    return f"arith:{a}~{b}"
 
 
 @dataclass(frozen=True)
@@ -54,7 +72,7 @@ class ArithmeticEnv(TextEnv):
         answer = a + b if op == "+" else a - b
         # The prompt keeps the drawn order; the key is the same for both orders of a sum.
         return ArithmeticProblem(key=identity(a, op, b), prompt=f"{a}{op}{b}=", answer=answer,
-                                 a=a, op=op, b=b)
+                                 a=a, op=op, b=b, split_key=split_identity(a, op, b))
 
     def _step(self, action: str) -> str | None:
         return None  # every action is the final answer
@@ -124,7 +142,8 @@ class WorkedArithmeticEnv(ArithmeticEnv):
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """A wrong result: the right working with a slip in its result, or the working of a
-        neighbouring problem (a column slip carried through)."""
+        neighbouring training-split problem (a column slip carried through; never a held-out
+        problem's working, which the warm-start would otherwise show)."""
         problem = self._require_active()
         assert isinstance(problem, ArithmeticProblem)
         right = working(problem.a, problem.op, problem.b)
@@ -134,6 +153,9 @@ class WorkedArithmeticEnv(ArithmeticEnv):
                 text = right.rsplit("|", 1)[0] + f"|{problem.answer + slip}"
             else:
                 a = min(99, max(0, problem.a + int(rng.choice([-10, -1, 1, 10]))))
+                key = split_identity(a, problem.op, problem.b) or identity(a, problem.op, problem.b)
+                if split_of(key) != "train":
+                    continue
                 text = working(a, problem.op, problem.b)
             if final_part(text) != str(problem.answer):
                 return text

@@ -129,18 +129,19 @@ class TextEnv(gymnasium.Env[str, str]):
 
     # --- the judge's scripted expert (critic warm-start data only) -------
     # An env that implements these three teaches the policy-as-judge its format (k2rl's
-    # warm-start, critic.layout): the judge's own working for the question, one check line of
-    # a response against that working, and a plausible wrong response to pair with the
-    # expert's. They read the answer key and are used on training-split prompts only; at
-    # judging time the working and the checks are the model's own tokens.
+    # warm-start, critic.layout): the judge's own answer to the question, one check line of
+    # a response against it, and a plausible wrong response to pair with the expert's. They
+    # read the answer key and are used on training-split prompts only; at judging time the
+    # own answer (written as the policy) and the checks are the model's own tokens.
 
     def judge_working(self) -> str:
-        """The judge's own working for the current question (the skill the policy has)."""
+        """The judge's own answer to the current question, as the policy writes its first
+        turn (a sum's columns, the tool call, the fact): the skill the policy has."""
         raise NotImplementedError
 
     def judge_check(self, response: str) -> str:
         """One check line of ``response`` (the transcript after the prompt, turns joined by
-        " | ") against the working, ending ": yes" if it is right and ": no" if not."""
+        " | ") against the own answer, ending ": yes" if it is right and ": no" if not."""
         raise NotImplementedError
 
     def rejected_response(self, rng: np.random.Generator) -> str:

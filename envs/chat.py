@@ -180,7 +180,7 @@ class ChatEnv(TextEnv):
     # --- the judge's scripted expert: the item's fact, then each reply against it
 
     def judge_working(self) -> str:
-        """The fact the judge knows of the item: "Cat has 3 letters."."""
+        """The judge's own answer: the item's fact, "Cat has 3 letters."."""
         return self._require_active().answer
 
     def judge_check(self, response: str) -> str:

@@ -1,4 +1,5 @@
-"""Single-turn instruction following with checkable constraints ("k2rl/Instructions-v0").
+"""Single-turn instruction following with checkable constraints ("k2rl/Instructions-v0",
+"k2rl/Instructions-v1").
 
 The prompt is a tiny task plus 1 to 3 constraints, e.g.
 ``"List fruits. lowercase, max 3 words, include 'fig'."``; the answer is the
@@ -13,6 +14,11 @@ a quarter of the prompts ask to include a quoted word, and the 3.4 M-parameter d
 never learned to copy it (greedy held-out: the word missed in 66 of 83 prompts, the first
 letter's probability at its base rate); with half of them asking, it learns (18 of 83 missed,
 first letter 0.97). Training and evaluation keep v0's draw.
+
+v1 (``TopicInstructionsEnv``) has v0's prompts, keys and split, and one more constraint in
+every spec, ``topic``: every word of the reply is one of the topic's ("List fruits." takes
+fruits only). Under v0, nonsense words that met the constraints scored 1.0 on 4,000 of 4,000
+problems, as the expert did, and the held-out figure counted off-topic replies as right.
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ def describe(constraint: dict) -> str:
         return f"include '{constraint['word']}'"
     if kind == "exclude":
         return f"avoid '{constraint['word']}'"
+    if kind == "topic":
+        return f"{constraint['name']} only"
     units = {"sentences": "{n} sentences", "max_words": "max {n} words",
              "min_words": "min {n} words", "max_chars": "max {n} chars"}
     return units[kind].format(n=constraint["n"])
@@ -150,6 +158,8 @@ class InstructionsEnv(TextEnv):
     max_turns = 1
     reward_name = "instruction_following"
 
+    topic_constraint = False  # v1: every spec starts with the topic (module doc)
+
     def __init__(self, render_mode: str | None = None, word_constraint: bool = False) -> None:
         super().__init__(render_mode)
         self.word_constraint = word_constraint
@@ -175,6 +185,9 @@ class InstructionsEnv(TextEnv):
         else:
             raise RuntimeError(f"no satisfiable instruction spec in {MAX_TRIES} draws")
         prompt = f"{head} {', '.join(describe(c) for c in spec)}."
+        if self.topic_constraint:  # the head states it: the prompt is v0's
+            name = head.removeprefix("List ").removesuffix(".")
+            spec = [{"kind": "topic", "name": name, "words": list(vocabulary)}] + spec
         # The prompt states the topic and every constraint: it is the canonical key.
         return InstructionsProblem(key=f"instr:{prompt}", prompt=prompt, answer=spec,
                                    vocabulary=vocabulary)
@@ -194,9 +207,13 @@ class InstructionsEnv(TextEnv):
     # --- the judge's scripted expert: the constraints read off, then each one checked
 
     def judge_working(self) -> str:
-        """The constraints the judge reads off the instruction: "lowercase, max 3 words"."""
+        """The judge's own answer: the shortest compliant one ("fig plum"); its checks read
+        the constraints off the instruction."""
         problem = self._require_active()
-        return ", ".join(describe(c) for c in problem.answer)
+        assert isinstance(problem, InstructionsProblem)
+        answer = compose(problem.answer, problem.vocabulary)
+        assert answer is not None  # _draw keeps only specs the shortest answer meets
+        return answer
 
     def judge_check(self, response: str) -> str:
         """One finding per constraint, then the whole: "lowercase yes, 4 words no: no"."""
@@ -211,6 +228,11 @@ class InstructionsEnv(TextEnv):
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec, vocabulary = problem.answer, list(problem.vocabulary)
+        if self.topic_constraint and rng.random() < 0.25:  # another topic's words, all else met
+            others = [w for head, ws in TOPICS.items() for w in ws if w not in vocabulary]
+            text = compose([c for c in spec if c["kind"] != "topic"], tuple(rng.permutation(others)))
+            if text and follow_score(text, spec) < 1.0:
+                return text
         for _ in range(MAX_TRIES):
             count = int(rng.integers(1, 7))  # up to 6: past every max_words
             picked = [str(w) for w in rng.permutation(vocabulary)[:count]]
@@ -241,4 +263,12 @@ def _observed(response: str, constraint: dict) -> str:
         return f"has '{constraint['word']}'"
     if kind == "exclude":
         return f"no '{constraint['word']}'"
+    if kind == "topic":
+        return f"{constraint['name']}"
     return describe(constraint)
+
+
+class TopicInstructionsEnv(InstructionsEnv):
+    """v0's prompts with the topic as a constraint of every spec ("k2rl/Instructions-v1")."""
+
+    topic_constraint = True

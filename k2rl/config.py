@@ -24,7 +24,7 @@ import yaml
 # ~100-token episodes made the warm-start 4x slower (1.9 s a step), past the 20-minute budget
 # of `make train`.
 DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
-                 "k2rl/Instructions-v0": 1.5, "k2rl/Chat-v1": 0.5}
+                 "k2rl/Instructions-v1": 1.5, "k2rl/Chat-v1": 0.5}
 
 
 AUTOCAST_CHOICES = ("auto", "bfloat16", "float32")  # model.autocast (k2rl.precision)
@@ -81,7 +81,7 @@ class ModelConfig:
     tool_rate: float = 0.35
     """Default model: share of calculator demonstrations that call the tool (the rest guess)."""
     word_demos: bool = True
-    """Default model: every k2rl/Instructions-v0 demonstration asks to include or avoid a quoted
+    """Default model: every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted
     word (the environment's `word_constraint`); False: its own draw, where half do. With half,
     the default model never learned to copy the word, and RL could not teach it (held-out
     instructions 51% -> 53%); with all, it starts at 67.5% and RL takes it to 82.5%."""

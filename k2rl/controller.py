@@ -213,11 +213,13 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
 
 def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
     """Resident memory of the driver and of the largest worker, and the data in Redis, in MiB:
-    logged every step, so that a leak shows as a slope."""
+    logged every step, so that a leak shows as a slope; and `reward/timeouts`, the verifier
+    calls that hit their time limit (scored 0) in the workers since they started."""
     import psutil
 
     return {"mem/driver_rss_mb": psutil.Process().memory_info().rss / 2**20,
-            "mem/worker_rss_mb": workers.rss_mb(), "mem/redis_used_mb": store.used_mb()}
+            "mem/worker_rss_mb": workers.rss_mb(), "mem/redis_used_mb": store.used_mb(),
+            "reward/timeouts": float(workers.reward_timeouts())}
 
 
 def evaluate(workers: WorkerGroup, requests: list[Request]

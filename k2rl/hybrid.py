@@ -27,7 +27,7 @@ from k2rl.model import param_count
 from k2rl.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.registry import load_envs
 from k2rl.rollout import rollout
-from k2rl.self_critique import judge_examples, judge_groups, make_judge
+from k2rl.self_critique import judge_examples, judge_groups, make_judge, reasoned
 from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
@@ -149,6 +149,7 @@ class HybridWorker:
         judged = {"time/critic_refresh": time.perf_counter() - start}
         if judgments:
             judged["critic/train_agreed"] = float(np.mean([j.preference > 0.5 for j in judgments]))
+            judged["critic/train_reasoned"] = float(np.mean([reasoned(j) for j in judgments]))
         colocation = self.colocation.before_train(self._optimizers())
         t, c = self.cfg.train, self.cfg.critic
         if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration
@@ -218,3 +219,10 @@ class HybridWorker:
         import psutil
 
         return psutil.Process().memory_info().rss / 2**20
+
+    def reward_timeouts(self) -> int:
+        """Verifier calls that hit their time limit in this process so far (each scored 0;
+        rewards.deadline); the controller logs the workers' sum as reward/timeouts."""
+        from rewards.deadline import timeouts
+
+        return timeouts()

@@ -20,7 +20,8 @@ import torch
 from critic.rubrics import load_rubrics
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 8  # bump when the build below changes meaning (8: scripted judgments)
+RECIPE_VERSION = 9  # bump when the build below changes meaning (8: scripted judgments;
+#                    9: byte-level character names, the judge's own answer as its working)
 # <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -31,15 +32,37 @@ CHAT_TEMPLATE = (
 )
 
 
+def byte_level(char: str) -> str:
+    """GPT-2's byte-level name of a one-byte character: itself if printable, else a stand-in
+    ("Ġ" for a space, "Ċ" for a newline), as every byte-level BPE vocabulary spells it.
+
+    >>> byte_level("a"), byte_level(" "), byte_level("\\n")
+    ('a', 'Ġ', 'Ċ')
+    """
+    code = ord(char)
+    if code > 255:
+        raise ValueError(f"{char!r} is not one byte")
+    kept = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    return char if code in kept else chr(256 + sorted(set(range(256)) - set(kept)).index(code))
+
+
 def build_tokenizer():
-    """A character-level tokenizer: BPE with no merges is one token per character."""
-    from tokenizers import Tokenizer, decoders, models
+    """A character-level tokenizer in byte-level BPE form: no merges, so one token per
+    character, with each character under its byte-level name (`byte_level`).
+
+    The byte-level form is what lets a plain `AutoTokenizer` load a k2rl checkpoint:
+    transformers 5 loads any `qwen2` folder's tokenizer as `Qwen2Tokenizer`, which rebuilds a
+    byte-level pipeline from the vocabulary, and a vocabulary with a literal " " lost every
+    space there (`load_tokenizer` still reads such older folders correctly).
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    vocab = {tok: i for i, tok in enumerate(SPECIAL_TOKENS + CHARS)}
+    vocab = {tok: i for i, tok in enumerate(SPECIAL_TOKENS + [byte_level(c) for c in CHARS])}
     core = Tokenizer(models.BPE(vocab=vocab, merges=[], unk_token="<|unk|>"))
     core.add_special_tokens(SPECIAL_TOKENS)
-    core.decoder = decoders.Fuse()
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    core.decoder = decoders.ByteLevel()
     return PreTrainedTokenizerFast(
         tokenizer_object=core, eos_token="<|eos|>", pad_token="<|pad|>", unk_token="<|unk|>",
         additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>", "<|critic|>"],
@@ -58,11 +81,11 @@ def load_tokenizer(path: str | Path):
     """The tokenizer of a model folder: `AutoTokenizer`, unless that loses text the folder's own
     tokenizer.json keeps.
 
-    transformers 5 loads any `qwen2` folder's tokenizer as `Qwen2Tokenizer`, which rebuilds the
-    pipeline around a byte-level pre-tokenizer. k2rl's character vocabulary has no byte-level
-    space, so that tokenizer silently drops every space ("12 is even." encodes as "12iseven.")
-    while the warm-start, which used the tokenizer it built, saw the spaces. The folder's
-    tokenizer.json, loaded as it is, is the tokenizer the model was trained with.
+    A folder k2rl builds now (recipe 9 on) loads the same either way (`build_tokenizer`). Older
+    ones had a literal " " in their character vocabulary, which transformers 5's
+    `Qwen2Tokenizer` (what `AutoTokenizer` gives for any `qwen2` folder) silently drops
+    ("12 is even." encodes as "12iseven."); their tokenizer.json, loaded as it is, is the
+    tokenizer the model was trained with.
     """
     from transformers import AutoTokenizer, PreTrainedTokenizerFast
 

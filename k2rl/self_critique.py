@@ -6,13 +6,15 @@ the model, its tokenizer or the run:
 - the judge's conversation as token ids (`open_ids`, `example_ids`): its own turns in the
   `<|critic|>` role (the assistant's for a model without one);
 - the judge over the vLLM engine (`make_judge`): per step, one generate call writes the
-  judge's working for every question, one writes the check line of every answer, and one
-  scores every verdict in both orders from the log-probs of "A" and "B";
+  judge's own answer to every question (as the policy, after the policy's prompt), one writes
+  the check line of every answer, and one scores every verdict in both orders from the
+  log-probs of "A" and "B";
 - ranking a step's critic-rewarded groups by pairwise win rates (`judge_groups`);
 - the closed loop: labelled pairs harvested from verifiable groups into Redis, judge training
   pairs drawn from them (`harvest`, `store_pairs`, `training_pairs`), and the judge's own text
   on them as training examples where its verdict was right (`judge_examples`);
-- the warm-start's critic examples with scripted working and checks (`critic_demonstration`).
+- the warm-start's critic examples with scripted own answers and checks
+  (`critic_demonstration`).
 
 The judge sees the question, the two transcripts and the rubrics, nothing else: no answer key,
 no verifier label, nothing computed from them. A multi-turn response is shown as its turns
@@ -27,18 +29,19 @@ from typing import Callable
 import numpy as np
 
 from critic.judge import Candidates, Comparison, Judge, Judgment, rank_groups, verdict_from_logprobs
-from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, solve_messages,
-                           verdict_messages)
+from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, finding,
+                           solve_messages, verdict_messages)
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl import engine
 from k2rl.chat import prompt_ids, text_ids, turn_ids
 from k2rl.group import Group, Trajectory
 
-# Most tokens the judge writes for its working and for one check line: the longest scripted
-# ones (a column working of 27 characters, three constraints checked in 48) fit with room.
+# Most tokens the judge writes for its own answer and for one check line: the default
+# families' expert answers (a column working of 27 characters the longest) and the longest
+# scripted check (three constraints and the topic checked: 62 characters) fit.
 SOLVE_TOKENS = 48
-CHECK_TOKENS = 56
+CHECK_TOKENS = 64
 CUT = "..."  # marks an answer shortened to fit the engine
 
 # generate(prompts, max_tokens, temperatures) -> [(token ids, log-probs), ...]
@@ -152,6 +155,11 @@ def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
     return judge_with(generate, score, tokenizer, max_len, temperature)
 
 
+def answer_ids(tokenizer, prompt: str) -> list[int]:
+    """Token ids up to the judge's own answer: the policy's prompt, in the policy's layout."""
+    return prompt_ids(tokenizer, solve_messages(prompt))
+
+
 def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[float]]],
                tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
     """The judge over any generate and verdict-score functions (the engine's: make_judge)."""
@@ -168,10 +176,10 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
         comparisons = [replace(c, prompt=_cut(tokenizer, c.prompt,
                                               question_cap(tokenizer, max_len, c.rubrics)))
                        for c in comparisons]
-        # One working per question (its text and rubrics), one check per answer shown to it.
+        # One own answer per question (its text and rubrics), one check per answer shown to it.
         keys = [(c.prompt, tuple(r.text for r in c.rubrics)) for c in comparisons]
         questions = dict(zip(keys, comparisons))
-        works = dict(zip(questions, write([open_ids(tokenizer, solve_messages(c.prompt, c.rubrics))
+        works = dict(zip(questions, write([answer_ids(tokenizer, c.prompt)
                                            for c in questions.values()], SOLVE_TOKENS)))
         caps = {q: answer_cap(tokenizer, max_len, c.prompt, c.rubrics, works[q])
                 for q, c in questions.items()}
@@ -264,20 +272,31 @@ def heldout_pairs(store, n: int) -> list[dict]:
     return store.pairs("heldout")[:n]
 
 
+def reasoned(judgment: Judgment) -> bool:
+    """Whether a judgment of a labelled pair (chosen first) was right all through: the
+    verdict names the chosen answer, the chosen answer's check found "yes", the other's "no"."""
+    check_chosen, check_rejected = judgment.checks
+    return (judgment.preference > 0.5 and finding(check_chosen) is True
+            and finding(check_rejected) is False)
+
+
 def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment]
                    ) -> list[tuple[list[int], list[int]]]:
     """Training examples from the judge's own judgments of labelled pairs (chosen first):
     each pair in both orders, with the loss on the right verdict always and on the judge's
-    own working and checks only where its verdict named the chosen answer (rejection-sampled
-    self-training: it learns from its reasoning where that reasoning led it right)."""
+    own checks only where its reasoning was right all through: its verdict named the chosen
+    answer, the chosen answer's check found "yes" and the rejected one's "no"
+    (rejection-sampled self-training: it learns from its reasoning where that reasoning was
+    right, not where a wrong check happened to end in the right verdict). Its own answer to
+    the question is the policy's turn, which RL trains; it carries no loss here."""
     out = []
     for c, j in zip(comparisons, judgments):
-        agreed = j.preference > 0.5
         (a, b), (ca, cb) = j.shown, j.checks
+        right = reasoned(j)
         last = len(example_messages(c.prompt, c.rubrics, j.working, a, ca, b, cb, VERDICTS[0])) - 1
         for x, cx, y, cy, verdict in ((a, ca, b, cb, VERDICTS[0]), (b, cb, a, ca, VERDICTS[1])):
             msgs = example_messages(c.prompt, c.rubrics, j.working, x, cx, y, cy, verdict)
-            out.append(example_ids(tokenizer, msgs, lambda i: agreed or i == last))
+            out.append(example_ids(tokenizer, msgs, lambda i: right or i == last))
     return out
 
 
@@ -300,8 +319,10 @@ def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
     """(ids, mask) of one scripted judgment for the warm-start (K2 bootstraps its critic in SFT)
     on a training-split prompt of an env that teaches judging (envs.base.TextEnv.judge_*):
     the expert's answer against a plausible wrong one in a random order, the env's scripted
-    working and check lines, and the verdict; the loss falls on all of the judge's turns.
-    The scripts read the answer key; at judging time every judge turn is the model's own."""
+    own answer and check lines, and the verdict; the loss falls on the judge's turns (the
+    checks and the verdict; its own answer is the policy's turn, which the demonstrations
+    teach). The scripts read the answer key; at judging time every turn of the judge's is the
+    model's own."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
     good = expert_transcript(env, rng)
     env.reset(seed=seed, options={"split": "train"})

@@ -5,7 +5,7 @@ Each demonstration is one episode played by the environment's scripted expert
 The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
 so the warm-started policy is sometimes right: RL must find that the tool pays. With
 `model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
-the model learns to copy it (k2rl/Instructions-v0's `word_constraint`). With
+the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
 `model.critic_demo_rate`, some sequences are scripted judgments (k2rl.self_critique): an expert
 answer against a wrong one to a training-split prompt of a family that teaches judging, with the
 judge's working, its check of each answer and the verdict (critic.layout).
@@ -31,7 +31,8 @@ SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
 
 def make_demo_envs(cfg: ModelConfig) -> list:
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate},
-              "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos}}
+              "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos},
+              "k2rl/Instructions-v1": {"word_constraint": cfg.word_demos}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 

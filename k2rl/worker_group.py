@@ -131,6 +131,10 @@ class WorkerGroup:
         """The largest resident memory of the workers in MiB: the one that runs out first."""
         return max(gather([a.rss_mb.remote() for a in self.actors]))
 
+    def reward_timeouts(self) -> int:
+        """Verifier calls that timed out (and scored 0) in all workers since they started."""
+        return sum(gather([a.reward_timeouts.remote() for a in self.actors]))
+
     def stop(self) -> None:
         import ray
 

@@ -18,6 +18,9 @@ with two exceptions that close cheap exploits:
 - a response with no visible word (``.``, ``-``, a zero-width space) scores 0.0 too,
   for the same reason.
 
+``topic`` is a constraint of its own (k2rl/Instructions-v1 puts it in every spec): every
+word must be one of the topic's, so nonsense words that meet the other constraints lose it.
+
 Words and whole-word matching are Unicode-aware: a letter or digit of any script
 (``\\w`` less ``_``) makes a token a word, so "Привет мир" has two words and
 "мир" is a whole word of it. Tokens are split on every separator a reader cannot see
@@ -206,6 +209,21 @@ def exclude(text: str, params: dict[str, Any]) -> bool:
     return not _has_word(text, params["word"])
 
 
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def topic(text: str, params: dict[str, Any]) -> bool:
+    """Every word is one of ``params["words"]`` (the topic the prompt names), as seen
+    (``visible_form``), without the punctuation around it (JSON quotes, commas, full stops).
+
+    >>> fruits = {"words": ["fig", "plum"]}
+    >>> topic('["FIG", "plum"]', fruits), topic("fig. zzz.", fruits), topic("fig-plum", fruits)
+    (True, False, False)
+    """
+    allowed = {visible_form(word) for word in params["words"]}
+    return all(_EDGES.sub("", visible_form(word)) in allowed for word in words(text))
+
+
 def json_format(text: str, params: dict[str, Any]) -> bool:
     """Parses as JSON, and is an object or a list (a bare "3" or string is not a format).
 
@@ -242,6 +260,7 @@ CHECKS: dict[str, Check] = {
     "uppercase": uppercase,
     "include": include,
     "exclude": exclude,
+    "topic": topic,
     "json": json_format,
     "bullets": bullets,
     "sentences": sentences,

@@ -12,8 +12,8 @@ import critic.judge
 import critic.layout
 from critic.judge import (Candidates, Judgment, combine_orders, group_win_rates, pairs_in_group,
                           rank_groups, verdict_from_logprobs)
-from critic.layout import (JUDGE, check_messages, example_messages, question_text,
-                           solve_messages, verdict_messages)
+from critic.layout import (JUDGE, check_messages, example_messages, finding,
+                           first_answer_text, solve_messages, verdict_messages)
 from critic.rubrics import Rubric, load_rubrics
 
 RUBRICS = [Rubric("clear", "core", "Clear."), Rubric("concise", "task", "Concise.", ["chat"])]
@@ -33,25 +33,34 @@ def longer(a: str, b: str) -> float:
     return 0.9 if len(a) > len(b) else 0.1 if len(b) > len(a) else 0.5
 
 
-def test_the_judge_works_the_question_out_before_the_answers() -> None:
-    assert question_text("47+38=", RUBRICS) == "Judge by: Clear; Concise. Q: 47+38="
-    assert question_text("q", []) == "Q: q"
-    assert solve_messages("q", []) == [{"role": "user", "content": "Q: q"}]
+def test_the_judge_answers_the_question_itself_before_the_answers() -> None:
+    assert first_answer_text("85", RUBRICS) == "Judge by: Clear; Concise. Answer: 85"
+    assert first_answer_text("85", []) == "Answer: 85"
+    # its own answer follows exactly the policy's prompt, in the policy's (assistant's) role
+    assert solve_messages("47+38=") == [{"role": "user", "content": "47+38="}]
     check = check_messages("q", [], "mine", "x")
-    assert [m["role"] for m in check] == ["user", JUDGE, "user"] and check[-1]["content"] == "x"
+    assert [m["role"] for m in check] == ["user", "assistant", "user"]
+    assert [m["content"] for m in check] == ["q", "mine", "Answer: x"]
     verdict = verdict_messages("q", [], "mine", "x", "cx", "y", "cy")
     # the check of the first answer is laid out exactly where it was written
     assert verdict[:3] == check and [m["content"] for m in verdict[3:]] == [
-        "cx", "y", "cy", critic.layout.ASK]
+        "cx", "Answer: y", "cy", critic.layout.ASK]
+    assert [m["role"] for m in verdict[3:]] == [JUDGE, "user", JUDGE, "user"]
     assert example_messages("q", [], "mine", "x", "cx", "y", "cy", "B")[-1] == {
         "role": JUDGE, "content": "B"}
     with pytest.raises(ValueError, match="verdict"):
         example_messages("q", [], "mine", "x", "cx", "y", "cy", "C")
 
 
+def test_a_check_line_s_finding_is_its_last_word() -> None:
+    assert [finding(c) for c in ("85 vs 85: yes", "84 vs 85: no", "tool 12, said 12: yes",
+                                 "3 words yes, has 'fig' no: no", "84 vs 85", "", "x: maybe")
+            ] == [True, False, True, False, None, None, None]
+
+
 def test_builtin_rubrics_leave_room_in_the_default_model_context() -> None:
     rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
-    assert len(question_text("List fruits. lowercase, max 3 words, include 'fig'.", rubrics)) < 240
+    assert len(first_answer_text("fig plum", rubrics)) < 240
 
 
 def test_verdict_is_a_softmax_over_the_two_tokens() -> None:

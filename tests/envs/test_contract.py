@@ -61,6 +61,8 @@ CONTRACT: dict[str, Contract] = {
     # Instruction following gives partial credit: garbage may still meet a constraint.
     "k2rl/Instructions-v0": Contract("instructions", 32, 1, "instruction_following",
                                      instruction_following, partial_credit=True),
+    "k2rl/Instructions-v1": Contract("instructions", 32, 1, "instruction_following",
+                                     instruction_following, partial_credit=True),
     "k2rl/Lookup-v1": Contract("tool_use", 48, 4, "exact_int", exact_int),
     # Every episode runs the answer in the sandbox: fewer episodes.
     "k2rl/Code-v0": Contract("code", 96, 1, "unit_tests", unit_tests, expert_episodes=50),
@@ -237,7 +239,7 @@ JUDGE_TEACHERS = [env_id for env_id in K2RL_ENV_IDS
 
 
 def test_the_default_families_teach_judging() -> None:
-    assert {"k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v0",
+    assert {"k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1",
             "k2rl/Chat-v1"} <= set(JUDGE_TEACHERS)
 
 

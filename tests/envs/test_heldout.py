@@ -122,6 +122,7 @@ SURFACE_FORMS = {
     "k2rl/Math-v1": _math,
     "k2rl/Countdown-v0": _countdown,
     "k2rl/Instructions-v0": _instructions,
+    "k2rl/Instructions-v1": _instructions,  # v0's prompts
     "k2rl/Chat-v1": _chat,
     "k2rl/Code-v0": _same,
     "k2rl/Sudoku-v1": _same,
@@ -137,18 +138,20 @@ MIN_EVAL_PROMPTS = {
     "k2rl/Math-v1": 150,  # 168 (160 identities)
     "k2rl/Countdown-v0": 140,  # 156
     "k2rl/Instructions-v0": 95,  # 110
+    "k2rl/Instructions-v1": 95,  # v0's prompts
     "k2rl/Chat-v1": 135,  # 154 (98 identities; v0: 9 prompts)
     "k2rl/Code-v0": 95,  # 110
     "k2rl/Sudoku-v1": 190,  # 200 (1 identity)
 }
 MIN_EVAL_IDENTITIES = {
-    "k2rl/Arithmetic-v1": 360,  # 384 (of 385; with 0..99 operands: 1,069 of 1,509)
-    "k2rl/Arithmetic-v2": 360,
+    "k2rl/Arithmetic-v1": 340,  # 355 (differences split up to sign; before: 384 of 385)
+    "k2rl/Arithmetic-v2": 340,
     "k2rl/Calculator-v1": 390,  # 439 (of 450)
     "k2rl/Lookup-v1": 220,  # 248 (of 248)
     "k2rl/Math-v1": 620,  # 697 (of about 1,420)
     "k2rl/Countdown-v0": 740,  # 829
     "k2rl/Instructions-v0": 360,  # 407
+    "k2rl/Instructions-v1": 360,
     "k2rl/Chat-v1": 130,  # 138 (of 138: 102 numbers, 36 words)
     "k2rl/Code-v0": 280,  # 314
     "k2rl/Sudoku-v1": 1,  # 1 (of 1: the 288 grids form 12 classes under relabelling)
@@ -294,3 +297,33 @@ def test_the_split_check_catches_an_env_that_ignores_the_split(capsys) -> None:
     assert check_split(env_id, 500) == 1
     assert "LEAK by key: 50 eval problems also in training" in capsys.readouterr().out
     assert check_split("k2rl/Arithmetic-v1", 500) == 0
+
+
+def _columns(reply: str) -> str:
+    """A column working's columns: without a reversed difference's "-(b-a)" head and without
+    the result ("-(36-10)|6-0=6|3-1-0=2|-26" -> "6-0=6|3-1-0=2")."""
+    parts = reply.split("|")[:-1]
+    return "|".join(p for p in parts if not p.startswith("-("))
+
+
+def test_no_eval_working_is_written_inside_a_training_reply() -> None:
+    """Arithmetic-v2 writes a difference a-b with a < b as "-(b-a)|<the columns of b-a>|...":
+    a training reverse would show a held-out difference's whole working. Searches the
+    expert's replies to the training draws (the warm-start's and PTX's texts) and the wrong
+    answers of the warm-start's scripted judgments. With differences split by their ordered
+    key: 83 of the 104 held-out differences had their working inside a warm-start reply."""
+    import numpy as np
+
+    from envs.arithmetic import working
+
+    env = make("k2rl/Arithmetic-v2")
+    replies = [working(p.a, p.op, p.b) for p in draws("k2rl/Arithmetic-v2", "train")]
+    rng = np.random.default_rng(0)
+    for seed in range(3_000):
+        env.reset(seed=seed, options={"split": "train"})
+        replies += [env.rejected_response(rng) for _ in range(4)]
+    written = "\n".join(replies)
+    held_out = {p.prompt: _columns(working(p.a, p.op, p.b))
+                for p in draws("k2rl/Arithmetic-v2", "eval")}
+    leaks = sorted(prompt for prompt, columns in held_out.items() if columns in written)
+    assert not leaks, f"{len(leaks)} held-out workings are written in training: {leaks[:5]}"

@@ -1,4 +1,4 @@
-"""Tests particular to the instructions env ("k2rl/Instructions-v0").
+"""Tests particular to the instructions envs ("k2rl/Instructions-v0", "-v1").
 
 The checks every env must pass are in test_contract.py.
 """
@@ -64,3 +64,30 @@ def test_word_constraint_leaves_the_default_draw_as_it_was() -> None:
         worded.reset(seed=seed, options={"split": "eval"})
         if _has_word(plain.problem.answer):
             assert worded.problem == plain.problem  # the first draw is kept when it has a word
+
+
+def test_v1_takes_the_topic_as_a_constraint_of_every_spec() -> None:
+    """Under v0, nonsense words that met the constraints scored 1.0 on 4,000 of 4,000
+    problems, as the expert did; v1's topic constraint takes them below 1.0, and the
+    expert still scores 1.0."""
+    import gymnasium
+
+    import envs  # noqa: F401
+    from envs.instructions import TOPICS, compose
+    from rewards.instructions import follow_score
+
+    v0, v1 = (gymnasium.make(f"k2rl/Instructions-v{n}").unwrapped for n in (0, 1))
+    rng, nonsense = np.random.default_rng(0), ("zq", "xv", "wk", "jb")
+    scores = {0: [], 1: []}
+    for seed in range(400):
+        for n, env in ((0, v0), (1, v1)):
+            obs, _ = env.reset(seed=seed)
+            spec = env.problem.answer
+            assert (spec[0]["kind"] == "topic") == (n == 1)
+            assert n == 0 or spec[0]["words"] == list(TOPICS[obs.split(". ")[0] + "."])
+            fake = compose([c for c in spec if c["kind"] != "topic"], nonsense)
+            if fake is not None and not any(c["kind"] == "include" for c in spec):
+                scores[n].append(follow_score(fake, spec))
+            assert follow_score(env.expert_action(rng), spec) == 1.0
+    assert len(scores[0]) > 100 and set(scores[0]) == {1.0}  # v0: nonsense meets everything
+    assert max(scores[1]) < 1.0  # v1: never

@@ -31,6 +31,30 @@ def test_a_built_model_folder_loads_the_tokenizer_it_was_trained_with(tmp_path):
     assert (loaded.eos_token_id, loaded.pad_token_id) == (built.eos_token_id, built.pad_token_id)
 
 
+def test_a_plain_auto_tokenizer_reads_a_k2rl_checkpoint_as_trained():
+    """transformers' own loader (Qwen2Tokenizer for a qwen2 folder, a byte-level pipeline
+    rebuilt from the vocabulary) gives the ids and text the warm-start used, spaces, newlines
+    and tabs included, and the same special tokens."""
+    import tempfile
+
+    from transformers import AutoTokenizer, Qwen2Config
+
+    built = build_tokenizer()
+    with tempfile.TemporaryDirectory() as folder:
+        built.save_pretrained(folder)
+        Qwen2Config(vocab_size=len(built)).save_pretrained(folder)
+        plain = AutoTokenizer.from_pretrained(folder)
+    text = "Tell me about the number 12.\n- a b: calc(3*4)\tx ~`{}|"
+    conversation = [{"role": "user", "content": text}, {"role": "assistant", "content": text},
+                    {"role": "critic", "content": "12 vs 12: yes"}]
+    for tokenizer in (built, plain):
+        assert tokenizer.decode(tokenizer.encode(text, add_special_tokens=False)) == text
+    assert prompt_ids(plain, conversation) == prompt_ids(built, conversation)
+    assert len(built.encode(text, add_special_tokens=False)) == len(text)  # one id a character
+    for token in ("<|eos|>", "<|pad|>", "<|critic|>", "<|user|>"):
+        assert plain.convert_tokens_to_ids(token) == built.convert_tokens_to_ids(token)
+
+
 def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
     a = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "a")), progress=False)
     b = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "b")), progress=False)
@@ -95,6 +119,6 @@ def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():
 
     by_id = {type(e).__name__: e for e in make_demo_envs(ModelConfig(tool_rate=0.2))}
     assert by_id["CalculatorEnv"].tool_rate == 0.2
-    assert by_id["InstructionsEnv"].word_constraint is True  # the default recipe's
-    plain = make_demo_envs(ModelConfig(word_demos=False, demo_tasks=["k2rl/Instructions-v0"]))
+    assert by_id["TopicInstructionsEnv"].word_constraint is True  # the default recipe's
+    plain = make_demo_envs(ModelConfig(word_demos=False, demo_tasks=["k2rl/Instructions-v1"]))
     assert plain[0].word_constraint is False

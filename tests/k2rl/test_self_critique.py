@@ -24,7 +24,7 @@ from k2rl.group import Group, Request, Status, Trajectory
 from k2rl.model import build_tokenizer
 from k2rl.rollout import rollout
 from k2rl.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration, example_ids, harvest,
-                                judge_examples, judge_groups, judge_with, open_ids,
+                                judge_examples, judge_groups, judge_with, open_ids, reasoned,
                                 response_text, store_pairs, training_pairs, verdict_ids)
 from k2rl.sft import make_judge_envs
 from k2rl.config import ModelConfig
@@ -65,11 +65,11 @@ class StandIn:
     def score(self, prompts):
         self.calls.append(("score", len(prompts)))
         self.scored += prompts
-        first_check = [TOK.decode(p).split("<|critic|>")[2].split("<|eos|>")[0] for p in prompts]
+        first_check = [TOK.decode(p).split("<|critic|>")[1].split("<|eos|>")[0] for p in prompts]
         return [[0.0, -2.0] if c.endswith("yes") else [-2.0, 0.0] for c in first_check]
 
 
-def test_the_judge_writes_working_then_checks_then_scores_verdicts_in_three_calls():
+def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
     fake = StandIn()
     judge = judge_with(fake.generate, fake.score, TOK, 512)
     comparisons = [Comparison("2+2=", "A: good", "bad", tuple(RUBRICS), "arithmetic"),
@@ -77,37 +77,39 @@ def test_the_judge_writes_working_then_checks_then_scores_verdicts_in_three_call
                    Comparison("3+3=", "x", "y", tuple(RUBRICS))]
     out = judge(comparisons)
     assert fake.calls == [("generate", 2), ("generate", 5), ("score", 6)]
-    # one working per question, one check per distinct answer, written by the "engine"
+    # one own answer per question, one check per distinct answer, written by the "engine"
     assert [j.working for j in out] == ["<1>", "<1>", "<2>"]
     assert out[0].checks == ("<3> yes", "<4>") and out[1].checks == ("<4>", "<5>")
     solve = TOK.decode(fake.generated[0])
-    assert solve == "<|user|>Judge by: Correct. Q: 2+2=<|eos|><|critic|>"
+    assert solve == "<|user|>2+2=<|eos|><|assistant|>"  # exactly the policy's prompt
     check = TOK.decode(fake.generated[2])
-    assert check == solve + "<1><|eos|><|user|>A: good<|eos|><|critic|>"
+    assert check == solve + "<1><|eos|><|user|>Judge by: Correct. Answer: A: good<|eos|><|critic|>"
     # both orders reuse the same check text, and end with the question and the critic's turn
     ab, ba = TOK.decode(fake.scored[0]), TOK.decode(fake.scored[1])
     assert ab.endswith("<|user|>Better: A (first) or B (second)?<|eos|><|critic|>")
-    assert "A: good<|eos|><|critic|><3> yes<|eos|><|user|>bad<|eos|><|critic|><4><|eos|>" in ab
-    assert "bad<|eos|><|critic|><4><|eos|><|user|>A: good<|eos|><|critic|><3> yes<|eos|>" in ba
+    assert ("A: good<|eos|><|critic|><3> yes<|eos|><|user|>Answer: bad<|eos|><|critic|><4><|eos|>"
+            in ab)
+    assert ("Answer: bad<|eos|><|critic|><4><|eos|><|user|>Answer: A: good<|eos|><|critic|><3> yes"
+            "<|eos|>" in ba)
     assert out[0].p_ab > 0.5 and out[0].p_ba < 0.5 and out[0].preference > 0.8
     assert judge([]) == [] and len(fake.calls) == 3  # nothing to judge: no engine call
 
 
 def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdict():
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 320)
+    judge = judge_with(fake.generate, fake.score, TOK, 360)
     out = judge([Comparison("2+2=", "four " * 200, "5", tuple(RUBRICS))])
     assert out[0].shown[0].endswith(CUT) and out[0].shown[1] == "5"
-    assert all(len(p) <= 320 - 2 for p in fake.scored)  # room for the verdict and its EOS
-    assert "Q: 2+2=" in TOK.decode(fake.scored[0])
+    assert all(len(p) <= 360 - 2 for p in fake.scored)  # room for the verdict and its EOS
+    assert TOK.decode(fake.scored[0]).startswith("<|user|>2+2=<|eos|>")
     assert answer_cap(TOK, 512, "2+2=", RUBRICS, "1+1=2") > 100
     with pytest.raises(ValueError, match="no room for the answers"):
         answer_cap(TOK, 64, "2+2=", [Rubric("c", "core", "Correct. " * 12)], "")
     # a question too long for the engine is cut too, and the judge still fits
     fake = StandIn()
-    out = judge_with(fake.generate, fake.score, TOK, 320)(
+    out = judge_with(fake.generate, fake.score, TOK, 360)(
         [Comparison("What is " * 100 + "2+2?", "4", "5", tuple(RUBRICS))])
-    assert len(out) == 1 and all(len(p) <= 318 for p in fake.scored)
+    assert len(out) == 1 and all(len(p) <= 358 for p in fake.scored)
     assert CUT in TOK.decode(fake.generated[0])
     with pytest.raises(ValueError, match="rubrics .* leave no room"):
         judge_with(fake.generate, fake.score, TOK, 200)(
@@ -117,8 +119,8 @@ def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdi
 def test_the_longest_default_prompts_leave_room_for_whole_answers():
     rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
     prompt = "List fruits. min 3 words, uppercase, include 'mango'."
-    working = "min 3 words, uppercase, include 'mango'"
-    budget = gymnasium.make("k2rl/Instructions-v0").unwrapped.budget
+    working = "MANGO APPLE PEAR LEMON GRAPE"
+    budget = gymnasium.make("k2rl/Instructions-v1").unwrapped.budget
     assert answer_cap(TOK, 512, prompt, rubrics, working) >= budget  # no reply is ever cut
 
 
@@ -140,7 +142,7 @@ def test_example_ids_put_the_loss_on_the_judge_s_turns_only():
     ids, mask = example_ids(TOK, msgs)
     assert TOK.decode(ids) == TOK.decode(open_ids(TOK, msgs[:-1])) + "A<|eos|>"
     trained = TOK.decode([i for i, m in zip(ids, mask) if m])
-    assert trained == "2+2=4<|eos|>4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"
+    assert trained == "4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"  # not its own answer
     ids2, mask2 = example_ids(TOK, msgs, lambda i: i == len(msgs) - 1)
     assert ids2 == ids and TOK.decode([i for i, m in zip(ids2, mask2) if m]) == "A<|eos|>"
 
@@ -154,25 +156,30 @@ def test_a_model_without_a_critic_role_is_judged_in_its_assistant_turns():
     text = tok.decode(ids)
     assert text.count("<|im_start|>assistant") == 4 and "critic" not in text
     trained = tok.decode([i for i, m in zip(ids, mask) if m])
-    assert trained.replace("<|im_end|>", "|") == "4|yes|no|B|"
+    assert trained.replace("<|im_end|>", "|") == "yes|no|B|"
 
 
 def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
     c = comparison_of(Pair("2+2=", "4", "5", "arithmetic"), load_rubrics())
     right = Judgment(0.9, 0.2, "2+2=4", ("4 vs 4: yes", "5 vs 4: no"), ("4", "5"))
     wrong = Judgment(0.3, 0.8, "2+2=5", ("4 vs 5: no", "5 vs 5: yes"), ("4", "5"))
-    (r_ab, r_ba), (w_ab, w_ba) = (judge_examples(TOK, [c], [j]) for j in (right, wrong))
-    for ids, mask in (r_ab, r_ba, w_ab, w_ba):
+    lucky = Judgment(0.6, 0.4, "2+2=4", ("4 vs 4: yes", "5 vs 4: yes"), ("4", "5"))
+    (r_ab, r_ba), (w_ab, w_ba), (l_ab, l_ba) = (judge_examples(TOK, [c], [j])
+                                                for j in (right, wrong, lucky))
+    for ids, mask in (r_ab, r_ba, w_ab, w_ba, l_ab, l_ba):
         assert len(ids) == len(mask)
 
     def trained(ex):
         return TOK.decode([i for i, m in zip(*ex) if m])
 
-    assert trained(r_ab) == "2+2=4<|eos|>4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"
-    assert trained(r_ba) == "2+2=4<|eos|>5 vs 4: no<|eos|>4 vs 4: yes<|eos|>B<|eos|>"
-    # a wrong judgment teaches the right verdict only, never its own wrong working
+    assert trained(r_ab) == "4 vs 4: yes<|eos|>5 vs 4: no<|eos|>A<|eos|>"
+    assert trained(r_ba) == "5 vs 4: no<|eos|>4 vs 4: yes<|eos|>B<|eos|>"
+    # a wrong judgment teaches the right verdict only, never its own wrong checks; nor does a
+    # right verdict reached through a wrong check ("5 vs 4: yes")
     assert trained(w_ab) == "A<|eos|>" and trained(w_ba) == "B<|eos|>"
+    assert trained(l_ab) == "A<|eos|>" and trained(l_ba) == "B<|eos|>"
     assert "2+2=5" in TOK.decode(w_ab[0])
+    assert [reasoned(j) for j in (right, wrong, lucky)] == [True, False, False]
 
 
 def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
@@ -273,10 +280,11 @@ def test_warm_start_judgments_are_scripted_on_training_prompts_of_every_family()
             ids, mask = critic_demonstration(env, TOK, seed, rng, rubrics)
             assert env.split == "train"
             text = TOK.decode(ids)
-            assert text.startswith("<|user|>Judge by: ") and text.count("<|critic|>") == 4
+            own = env.judge_working()
+            assert text.startswith(f"<|user|>{env.problem.prompt}<|eos|><|assistant|>{own}<|eos|>"
+                                   "<|user|>Judge by: ") and text.count("<|critic|>") == 3
             turns = TOK.decode([i for i, m in zip(ids, mask) if m]).split("<|eos|>")[:-1]
-            working, check_a, check_b, verdict = turns
-            assert working == env.judge_working()
+            check_a, check_b, verdict = turns
             # the expert's answer is checked "yes", the wrong one "no", and the verdict follows
             assert sorted([check_a.endswith(": yes"), check_b.endswith(": yes")]) == [False, True]
             assert sorted([check_a.endswith(": no"), check_b.endswith(": no")]) == [False, True]
@@ -346,11 +354,11 @@ import json
 from k2rl import engine
 engine.configure_env(2, 1)
 from critic.judge import Comparison
-from critic.layout import check_messages, solve_messages
+from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
 from k2rl.model import load_tokenizer
-from k2rl.self_critique import SOLVE_TOKENS, CHECK_TOKENS, make_judge, open_ids
+from k2rl.self_critique import SOLVE_TOKENS, CHECK_TOKENS, answer_ids, make_judge, open_ids
 from tests.k2rl.fixtures import qwen2_dir
 
 # random weights (a ChatML model judged in its assistant turns): it writes text, not EOS
@@ -361,12 +369,13 @@ rubrics = tuple(rubrics_for("arithmetic", load_rubrics()))
 c = Comparison("12+7=", "2+7=9|1+0+0=1|19", "2+7=9|1+0+0=1|18", rubrics, "arithmetic")
 j = make_judge(llm, tok, 512)([c])[0]
 raw = []
-def greedy(msgs, n):
-    ids, _ = engine.generate(llm, [open_ids(tok, msgs)], [n], [0.0])[0]
+def greedy(prompt, n):
+    ids, _ = engine.generate(llm, [prompt], [n], [0.0])[0]
     raw.append(tok.decode(ids, skip_special_tokens=True))
     return raw[-1].strip()
-working = greedy(solve_messages(c.prompt, rubrics), SOLVE_TOKENS)
-checks = [greedy(check_messages(c.prompt, rubrics, working, x), CHECK_TOKENS) for x in j.shown]
+working = greedy(answer_ids(tok, c.prompt), SOLVE_TOKENS)
+checks = [greedy(open_ids(tok, check_messages(c.prompt, rubrics, working, x)), CHECK_TOKENS)
+          for x in j.shown]
 print("RESULT" + json.dumps({"judgment": [j.p_ab, j.p_ba, j.working, list(j.checks)],
                              "working": working, "checks": checks, "raw": raw}))
 """

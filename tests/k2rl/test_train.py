@@ -49,6 +49,7 @@ def test_smoke_run_of_the_entry_point(tmp_path):
     # process memory every step: the driver and the worker hold a model each (hundreds of MB)
     assert all(100 < m["mem/driver_rss_mb"] and 100 < m["mem/worker_rss_mb"]
                and 0 < m["mem/redis_used_mb"] < 100 for m in lines[1:])
+    assert all(m["reward/timeouts"] == 0 for m in lines[1:])  # the workers' count, wired
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
     rollouts, state, metrics = read_store(run)
     assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4

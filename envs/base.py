@@ -108,6 +108,7 @@ class TextEnv(gymnasium.Env[str, str]):
         self.observation_space = text_space()
         self.action_space = text_space()
         self.problem: Problem | None = None
+        self.malformed_calls = 0  # tool calls this episode that could not be read (in info if any)
         self.split = "train"
         self.turn = 0
         self.terminated = False
@@ -167,6 +168,7 @@ class TextEnv(gymnasium.Env[str, str]):
         self.problem = self._draw_in(split)
         self.split = split
         self.turn = 0
+        self.malformed_calls = 0  # tool calls this episode that could not be read (in info if any)
         self.terminated = False
         self._messages = [{"role": "user", "content": self.problem.prompt}]
         return self.problem.prompt, self._info()
@@ -234,4 +236,4 @@ class TextEnv(gymnasium.Env[str, str]):
             "prompt_id": self.problem.key,
             "split": self.split,
             "turn": self.turn,
-        }
+        } | ({"malformed_calls": self.malformed_calls} if self.malformed_calls else {})

@@ -19,7 +19,7 @@ import re
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line, final_part
-from envs.tool_calls import plain_call, schema
+from envs.tool_calls import MALFORMED, MalformedCall, plain_call, plain_calls, schema
 
 OPERAND_MIN, OPERAND_MAX = 10, 99
 TOOL_CALL = re.compile(r"^\s*calc\((.*)\)\s*$")
@@ -83,6 +83,13 @@ def identity(a: int, b: int) -> str:
     return f"calc:{a}*{b}"
 
 
+def _calculate(call: str) -> str:
+    """The calculator's reply to one plain call: the value, or TOOL_ERROR."""
+    match = TOOL_CALL.match(call)
+    value = evaluate(match.group(1)) if match else None
+    return TOOL_ERROR if value is None else str(value)
+
+
 class CalculatorEnv(TextEnv):
     """``a*b`` with a, b uniform in 10..99; up to 3 turns, tool calls included."""
 
@@ -105,12 +112,18 @@ class CalculatorEnv(TextEnv):
         return Problem(key=identity(a, b), prompt=f"{a}*{b}=", answer=a * b)
 
     def _step(self, action: str) -> str | None:
-        call = TOOL_CALL.match(plain_call(action))
-        if call is None:
-            return None  # not a tool call: the final answer
-        value = evaluate(call.group(1))
-        # Tool errors are observations, so the model can see and recover from them.
-        return TOOL_ERROR if value is None else str(value)
+        try:
+            calls = plain_calls(action)  # a call in a model family's own form (envs.tool_calls)
+        except MalformedCall:
+            self.malformed_calls += 1
+            return MALFORMED  # an observation the model sees, not a silent wrong answer
+        if calls is None:
+            if TOOL_CALL.match(action) is None:
+                return None  # not a tool call: the final answer
+            calls = [action]
+        # Tool errors are observations, so the model can see and recover from them; several
+        # calls in one turn are answered in order, one line each.
+        return "\n".join(_calculate(call) for call in calls)
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """Tool call or rough guess first; after a tool reply, copy the reply.

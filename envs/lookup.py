@@ -27,7 +27,7 @@ import numpy as np
 from envs.base import Problem, TextEnv
 from envs.calculator import TOOL_ERROR as CALC_ERROR
 from envs.calculator import evaluate
-from envs.tool_calls import plain_call, schema
+from envs.tool_calls import MALFORMED, MalformedCall, plain_calls, schema
 
 # Made-up facts: populations (thousands) and areas (square km). Names are at
 # most 4 letters so that a whole episode fits the 48-token budget.
@@ -91,11 +91,19 @@ def normalise(call: str) -> str:
 
 
 def call_tool(action: str) -> str | None:
-    """The tool's reply if ``action`` attempts a call (plain or JSON form), else None (a final
-    answer)."""
-    action = plain_call(action)
+    """The tool's reply if ``action`` attempts a call (plain form or a model family's own,
+    envs.tool_calls; several calls answered one a line), else None (a final answer); raises
+    MalformedCall for a call that cannot be read."""
+    calls = plain_calls(action)
+    if calls is not None:
+        return "\n".join(_reply(call) if TOOL_START.match(call) else USAGE_ERROR for call in calls)
     if not TOOL_START.match(action):
         return None
+    return _reply(action)
+
+
+def _reply(action: str) -> str:
+    """The reply to one plain call."""
     call = TOOL_CALL.match(action)
     if call is None:
         return USAGE_ERROR
@@ -148,15 +156,24 @@ class LookupEnv(TextEnv):
 
     def _step(self, action: str) -> str | None:
         # Tool errors are observations, so the model can see and recover from them.
-        return call_tool(action)
+        try:
+            return call_tool(action)
+        except MalformedCall:
+            self.malformed_calls += 1
+            return MALFORMED
 
     def _observed(self) -> dict[str, int]:
         """Successful tool calls so far, as normalised call -> value: "get(avon,pop)" -> 120."""
         seen: dict[str, int] = {}
         # The transcript alternates user, assistant, tool, assistant, tool, ...
         for action, reply in zip(self._messages[1::2], self._messages[2::2]):
-            if not reply["content"].startswith("error"):
-                seen[normalise(plain_call(action["content"]))] = int(reply["content"])
+            try:
+                calls = plain_calls(action["content"]) or [action["content"]]
+            except MalformedCall:
+                continue
+            for call, value in zip(calls, reply["content"].split("\n")):
+                if not value.startswith("error"):
+                    seen[normalise(call)] = int(value)
         return seen
 
     def expert_action(self, rng: np.random.Generator) -> str:

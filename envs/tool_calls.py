@@ -1,46 +1,134 @@
-"""Tool calls in the two forms a model may write them, brought to one.
+"""Tool calls in the forms model families write them, brought to one.
 
 The tool environments read a call in their plain form, ``calc(12*13)`` or ``get(Avon,pop)``.
-Chat models trained on tool use emit the JSON form their chat templates teach (Hermes / Qwen
-style), ``<tool_call>{"name": "calc", "arguments": {"expression": "12*13"}}</tool_call>``;
-`plain_call` turns that into the plain form (the argument values in order, joined by commas),
-so both forms reach the same tool. Anything else comes back unchanged: a final answer, or a
-malformed call the environment then treats as it treats any other malformed call.
+Chat models trained on tool use emit the form their chat templates teach; `parse_calls` reads
+each of them, as vLLM's tool parsers of the same names do:
+
+- Hermes / Qwen2.5: ``<tool_call>{"name": "calc", "arguments": {...}}</tool_call>``, text
+  before the first call allowed, several calls in one turn;
+- Mistral (v0.3): ``[TOOL_CALLS] [{"name": "calc", "arguments": {...}}, ...]``;
+- Llama-3.1 (JSON, "custom tool calling"): ``{"name": "calc", "parameters": {...}}``, after an
+  optional ``<|python_tag|>``.
+
+`plain_calls` turns the calls into plain forms (the argument values in order, joined by
+commas), so every form reaches the same tool. An action that is none of these is not a call
+(a final answer). One that opens a call but cannot be read (bad JSON, no name, an unclosed
+``<tool_call>``) raises `MalformedCall`: the environments answer it with an error observation
+the model sees, and count it (`info["malformed_call"]`), rather than score it as a wrong
+final answer.
 """
 from __future__ import annotations
 
 import json
 import re
 
-JSON_CALL = re.compile(r"^\s*<tool_call>\s*(\{.*\})\s*</tool_call>\s*$", re.DOTALL)
+HERMES_BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
+HERMES_OPEN = "<tool_call>"
+MISTRAL_OPEN = "[TOOL_CALLS]"
+LLAMA_TAG = "<|python_tag|>"
+MALFORMED = "error: malformed tool call"  # the observation a malformed call gets
+
+
+class MalformedCall(ValueError):
+    """An action that opens a tool call in a known form but cannot be read as one."""
+
+
+def _call(obj, form: str) -> tuple[str, dict]:
+    """(name, arguments) of one decoded call object; arguments may be a JSON string."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+        raise MalformedCall(f"a {form} tool call needs a JSON object with a string \"name\"")
+    args = obj.get("arguments", obj.get("parameters", {}))
+    if isinstance(args, str):  # some templates send the arguments as a JSON string
+        try:
+            args = json.loads(args)
+        except json.JSONDecodeError:
+            raise MalformedCall(f"a {form} tool call's arguments are not JSON") from None
+    if not isinstance(args, dict):
+        raise MalformedCall(f"a {form} tool call's arguments are not an object")
+    return obj["name"], args
+
+
+def _json(text: str, form: str):
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise MalformedCall(f"a {form} tool call is not valid JSON") from None
+
+
+def parse_calls(action: str) -> list[tuple[str, dict]] | None:
+    """The (name, arguments) of every call in `action`, or None if it is not a call.
+
+    >>> parse_calls('Let me compute. <tool_call>{"name": "calc", "arguments": {"e": "2*3"}}</tool_call>')
+    [('calc', {'e': '2*3'})]
+    >>> parse_calls('[TOOL_CALLS] [{"name": "calc", "arguments": {"e": "2*3"}}]')
+    [('calc', {'e': '2*3'})]
+    >>> parse_calls('<|python_tag|>{"name": "calc", "parameters": {"e": "2*3"}}')
+    [('calc', {'e': '2*3'})]
+    >>> parse_calls("156"), parse_calls('{"answer": 3}')
+    (None, None)
+    """
+    text = action.strip()
+    if HERMES_OPEN in text:
+        blocks = HERMES_BLOCK.findall(text)
+        if not blocks or text.count(HERMES_OPEN) != len(blocks):
+            raise MalformedCall("a <tool_call> is not closed by </tool_call>")
+        if HERMES_BLOCK.sub("", text[text.index(HERMES_OPEN):]).strip():
+            raise MalformedCall("text after a <tool_call> block")
+        return [_call(_json(b, "Hermes"), "Hermes") for b in blocks]
+    if text.startswith(MISTRAL_OPEN):
+        calls = _json(text[len(MISTRAL_OPEN):].strip(), "Mistral")
+        calls = calls if isinstance(calls, list) else [calls]
+        if not calls:
+            raise MalformedCall("[TOOL_CALLS] with no call")
+        return [_call(c, "Mistral") for c in calls]
+    tagged = text.startswith(LLAMA_TAG)
+    body = text.removeprefix(LLAMA_TAG).strip()
+    if body.startswith("{") and body.endswith("}"):
+        try:
+            obj = json.loads(body)
+        except (json.JSONDecodeError, RecursionError):
+            if tagged:
+                raise MalformedCall("a Llama tool call is not valid JSON") from None
+            return None  # braces in a final answer
+        if isinstance(obj, dict) and "name" in obj and ({"parameters", "arguments"} & set(obj)):
+            return [_call(obj, "Llama")]
+        if tagged:
+            raise MalformedCall("a Llama tool call needs \"name\" and \"parameters\"")
+    elif tagged:
+        raise MalformedCall("<|python_tag|> without a JSON call")
+    return None
+
+
+def plain_calls(action: str) -> list[str] | None:
+    """The plain forms of the calls in `action` (`parse_calls`), or None for a final answer
+    or an action already in plain form; raises MalformedCall.
+
+    >>> plain_calls('<tool_call>{"name": "get", "arguments": {"city": "Avon", "field": "pop"}}</tool_call>')
+    ['get(Avon,pop)']
+    >>> plain_calls('<tool_call>{"name": "calc", "arguments": {"e": "1+1"}}</tool_call>\\n'
+    ...             '<tool_call>{"name": "calc", "arguments": "{\\\\"e\\\\": \\\\"2+2\\\\"}"}</tool_call>')
+    ['calc(1+1)', 'calc(2+2)']
+    """
+    calls = parse_calls(action)
+    if calls is None:
+        return None
+    return [f"{name}({','.join(str(v) for v in args.values())})" for name, args in calls]
 
 
 def plain_call(action: str) -> str:
-    """The plain form of a JSON tool call; any other action unchanged.
+    """The plain form of a one-call action; any other action unchanged (a final answer, a
+    plain call, several calls, or a malformed one).
 
     >>> plain_call('<tool_call>{"name": "calc", "arguments": {"expression": "12*13"}}</tool_call>')
     'calc(12*13)'
-    >>> plain_call('<tool_call>{"name": "get", "arguments": {"city": "Avon", "field": "pop"}}</tool_call>')
-    'get(Avon,pop)'
-    >>> plain_call('<tool_call>{"name": "calc", "arguments": "{\\\\"x\\\\": \\\\"2+2\\\\"}"}</tool_call>')
-    'calc(2+2)'
     >>> plain_call("156"), plain_call("<tool_call>not json</tool_call>")
     ('156', '<tool_call>not json</tool_call>')
     """
-    match = JSON_CALL.match(action)
-    if match is None:
-        return action
     try:
-        call = json.loads(match.group(1))
-        args = call.get("arguments", {})
-        if isinstance(args, str):  # some templates send the arguments as a JSON string
-            args = json.loads(args)
-        name = call["name"]
-    except (json.JSONDecodeError, KeyError, AttributeError, TypeError):
+        calls = plain_calls(action)
+    except MalformedCall:
         return action
-    if not isinstance(name, str) or not isinstance(args, dict):
-        return action
-    return f"{name}({','.join(str(v) for v in args.values())})"
+    return calls[0] if calls and len(calls) == 1 else action
 
 
 def schema(name: str, description: str, **params: str) -> dict:

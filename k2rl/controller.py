@@ -191,9 +191,10 @@ def step_metrics(cfg: Config, store: RunStore, step: int, groups: list[Group]) -
 
 
 def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
-    """Mean reward, accuracy, length and truncation rate per task and over all; for
-    critic-rewarded tasks also the share of replies that flatter or vouch for themselves
-    (rewards.chat.flattery: its own patterns, not the critic's guards)."""
+    """Mean reward, accuracy, length, truncation rate and malformed tool calls (a trajectory's,
+    envs.tool_calls) per task and over all; for critic-rewarded tasks also the share of
+    replies that flatter or vouch for themselves (rewards.chat.flattery: its own patterns,
+    not the critic's guards)."""
     by_task = defaultdict(list)
     for t in trajectories(groups):
         by_task[t.task].append(t)
@@ -204,6 +205,7 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
         out[f"{prefix}/{task}/accuracy"] = float(np.mean([t.correct for t in ts]))
         out[f"{prefix}/{task}/length"] = float(np.mean([t.n_tokens for t in ts]))
         out[f"{prefix}/{task}/truncated"] = float(np.mean([t.truncated for t in ts]))
+        out[f"{prefix}/{task}/malformed_calls"] = float(np.mean([t.malformed_calls for t in ts]))
         judged = [t for t in ts if t.judged]
         if judged and task != "all":
             out[f"{prefix}/{task}/flattery"] = float(np.mean(

@@ -56,6 +56,7 @@ class Trajectory:
     stale: int = 0  # leading logp_engine entries sampled by an earlier policy
     reply_start: int = 0  # index in ids where the model's current reply began (while paused)
     opening: int = 0  # messages before the model's first reply (0: up to the first user's)
+    malformed_calls: int = 0  # tool calls the env could not read (envs.tool_calls), each answered
 
     @property
     def reward(self) -> float:

@@ -183,6 +183,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
     try:
         obs, reward, terminated, truncated, info = e.env.step(text)
         t.env_seconds += time.perf_counter() - start
+        t.malformed_calls = int(info.get("malformed_calls", t.malformed_calls))
     except Exception as err:
         raise EnvCrash(f"environment {t.env_id} crashed in step() on prompt {t.prompt_id}: "
                        f"{type(err).__name__}: {err}") from err

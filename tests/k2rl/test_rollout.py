@@ -196,3 +196,15 @@ def test_a_carried_group_resumes_only_its_paused_members():
     assert set(calls) == {1} and not out.paused
     assert out.trajectories[1] == finished and out.trajectories[1].segments == 1
     assert out.trajectories[0].segments == 2 and out.trajectories[0].reward == 1.0
+
+
+def test_a_malformed_tool_call_is_an_observation_counted_on_the_trajectory():
+    generate, _ = scripted(["[TOOL_CALLS] [", "calc(2*3)", "6"])  # within the budget of 24
+    traj = play([Request("k2rl/Calculator-v1", seed=3)], generate)[0]
+    assert traj.messages[2] == {"role": "tool", "content": "error: malformed tool call"}
+    assert traj.malformed_calls == 1
+    from k2rl.controller import task_metrics
+    from k2rl.group import Group
+
+    metrics = task_metrics([Group(Request("k2rl/Calculator-v1", seed=3), 0, [traj])], "train")
+    assert metrics["train/tool_use/malformed_calls"] == 1.0

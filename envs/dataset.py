@@ -168,20 +168,23 @@ def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
 
 @functools.lru_cache(maxsize=4)
 def _tokenizer(path: str):
-    from k2rl.model import load_tokenizer
+    """The model's tokenizer, loaded as transformers loads it (envs/ imports nothing from the
+    engine; k2rl's own folders load the same way, k2rl.model.build_tokenizer)."""
+    from transformers import AutoTokenizer  # heavy: only a length-guarded dataset needs it
 
-    return load_tokenizer(path)
+    return AutoTokenizer.from_pretrained(path)
 
 
 def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:
-    """Tokens of the row's prompt as the engine gets it: the chat template's rendering."""
-    from k2rl.chat import prompt_ids
-
+    """Tokens of the row's prompt as the engine gets it: the chat template's rendering, ending
+    where the assistant's reply begins (as k2rl.chat.prompt_ids encodes it)."""
     head = [{"role": "system", "content": system}] if system and not any(
         m["role"] == "system" for m in row.context) else []
     try:
-        return len(prompt_ids(tokenizer, [*head, *row.context,
-                                          {"role": "user", "content": row.prompt}]))
+        text = tokenizer.apply_chat_template(
+            [*head, *row.context, {"role": "user", "content": row.prompt}], tokenize=False,
+            add_generation_prompt=True)
+        return len(tokenizer.encode(text, add_special_tokens=False))
     except Exception as e:  # jinja's TemplateError, or a template's raise_exception
         name = getattr(tokenizer, "name_or_path", "") or "the model"
         raise DatasetError(f"{row.source}: the chat template of {name} cannot lay out its "

@@ -12,6 +12,8 @@ ChatML and a Llama-3 layout). A turn ends with a stop token: the tokenizer's EOS
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 Messages = list[dict]
 
 
@@ -106,3 +108,30 @@ def pad_id(tokenizer) -> int:
 
 def reply_text(tokenizer, ids: list[int]) -> str:
     return tokenizer.decode(ids, skip_special_tokens=True)
+
+
+# Text a tokenizer must give back unchanged: words, spaces, a newline, digits, punctuation.
+ROUND_TRIP_PROBE = "Tell me about the number 12.\n- a b: calc(3*4)"
+
+
+def _round_trips(tokenizer, text: str = ROUND_TRIP_PROBE) -> bool:
+    return tokenizer.decode(tokenizer.encode(text, add_special_tokens=False)) == text
+
+
+def load_tokenizer(path: str | Path):
+    """The tokenizer of a model folder: `AutoTokenizer`, unless that loses text the folder's own
+    tokenizer.json keeps.
+
+    A folder k2rl builds now (recipe 9 on) loads the same either way (`build_tokenizer`). Older
+    ones had a literal " " in their character vocabulary, which transformers 5's
+    `Qwen2Tokenizer` (what `AutoTokenizer` gives for any `qwen2` folder) silently drops
+    ("12 is even." encodes as "12iseven."); their tokenizer.json, loaded as it is, is the
+    tokenizer the model was trained with.
+    """
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast  # heavy: deferred
+
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if _round_trips(tokenizer) or not (Path(path) / "tokenizer.json").exists():
+        return tokenizer
+    own = PreTrainedTokenizerFast.from_pretrained(path)
+    return own if _round_trips(own) else tokenizer

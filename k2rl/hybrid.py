@@ -19,7 +19,7 @@ import torch
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
 from k2rl import distributed, engine, lora, precision
-from k2rl.chat import pad_id, stop_ids
+from k2rl.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.colocate import Colocation
 from k2rl.config import Config
 from k2rl.group import Group, Request
@@ -43,7 +43,6 @@ class HybridWorker:
         from transformers import AutoModelForCausalLM
 
         from critic.rubrics import load_rubrics
-        from k2rl.model import load_tokenizer
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)

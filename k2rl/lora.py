@@ -29,6 +29,7 @@ from pathlib import Path
 
 import torch
 
+from k2rl.chat import load_tokenizer
 from k2rl.config import LoraConfig
 
 ADAPTER = "default"  # peft's name for the one adapter
@@ -162,8 +163,6 @@ def export_merged(checkpoint: str | Path, out: str | Path, dtype: str = "float32
     The merge is peft's `merge_and_unload` in fp32: W + (alpha / r) · B @ A, as `push` makes."""
     import peft
     from transformers import AutoModelForCausalLM
-
-    from k2rl.model import load_tokenizer
 
     base = AutoModelForCausalLM.from_pretrained(base_of(checkpoint), dtype=torch.float32)
     model = peft.PeftModel.from_pretrained(base, str(checkpoint)).merge_and_unload()

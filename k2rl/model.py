@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
+from k2rl.chat import load_tokenizer  # noqa: F401  (its home was here; callers import it)
 from k2rl.config import ModelConfig
 
 RECIPE_VERSION = 9  # bump when the build below changes meaning (8: scripted judgments;
@@ -67,33 +68,6 @@ def build_tokenizer():
         tokenizer_object=core, eos_token="<|eos|>", pad_token="<|pad|>", unk_token="<|unk|>",
         additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>", "<|critic|>"],
         chat_template=CHAT_TEMPLATE, model_max_length=512)
-
-
-# Text a tokenizer must give back unchanged: words, spaces, a newline, digits, punctuation.
-ROUND_TRIP_PROBE = "Tell me about the number 12.\n- a b: calc(3*4)"
-
-
-def _round_trips(tokenizer, text: str = ROUND_TRIP_PROBE) -> bool:
-    return tokenizer.decode(tokenizer.encode(text, add_special_tokens=False)) == text
-
-
-def load_tokenizer(path: str | Path):
-    """The tokenizer of a model folder: `AutoTokenizer`, unless that loses text the folder's own
-    tokenizer.json keeps.
-
-    A folder k2rl builds now (recipe 9 on) loads the same either way (`build_tokenizer`). Older
-    ones had a literal " " in their character vocabulary, which transformers 5's
-    `Qwen2Tokenizer` (what `AutoTokenizer` gives for any `qwen2` folder) silently drops
-    ("12 is even." encodes as "12iseven."); their tokenizer.json, loaded as it is, is the
-    tokenizer the model was trained with.
-    """
-    from transformers import AutoTokenizer, PreTrainedTokenizerFast
-
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    if _round_trips(tokenizer) or not (Path(path) / "tokenizer.json").exists():
-        return tokenizer
-    own = PreTrainedTokenizerFast.from_pretrained(path)
-    return own if _round_trips(own) else tokenizer
 
 
 def build_config(cfg: ModelConfig, tokenizer):

@@ -34,7 +34,7 @@ from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, fi
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl import engine
-from k2rl.chat import prompt_ids, text_ids, turn_ids
+from k2rl.chat import load_tokenizer, prompt_ids, text_ids, turn_ids
 from k2rl.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
@@ -202,8 +202,6 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
 
 def standalone_judge(model_dir: str, max_model_len: int = 512, threads: int = 2) -> Judge:
     """An engine and judge outside a run (for `k2rl critic eval`)."""
-    from k2rl.model import load_tokenizer
-
     engine.configure_env(threads, kv_cache_gib=1)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
     return make_judge(llm, load_tokenizer(model_dir), max_model_len)

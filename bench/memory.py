@@ -3,6 +3,9 @@ and seconds.
 
     python bench/memory.py [--prompts 4] [--k 4] [--part both|k2rl|trl]
                            [--out bench/results/memory.json]
+    python bench/memory.py --part k2rl --label lora_r16 --lora 16        # a LoRA row
+    python bench/memory.py --part k2rl --label lora_r16_1.5b_bf16 --lora 16 --shape 1.5b \
+                           --dtype bfloat16                              # the 1.5B row
 
 A randomly initialised Qwen2 with Qwen2.5-0.5B's shape (vocabulary 151,936, 24 layers, hidden
 896, 14 heads of 64, 2 key/value heads, MLP 4,864, tied embeddings: 494 M parameters, fp32) is
@@ -40,6 +43,10 @@ sys.path.insert(0, str(ROOT))
 SHAPE = dict(vocab_size=151_936, hidden_size=896, intermediate_size=4_864, num_hidden_layers=24,
              num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=512,
              tie_word_embeddings=True, rope_theta=1_000_000.0)
+# Qwen2.5-1.5B's shape (1.54 B parameters): for the LoRA + bf16-base row (issue 31).
+SHAPES = {"0.5b": SHAPE,
+          "1.5b": dict(SHAPE, hidden_size=1_536, intermediate_size=8_960, num_hidden_layers=28,
+                       num_attention_heads=12, num_key_value_heads=2)}
 TASK = "k2rl/Calculator-v1"
 K2RL_TRAIN_PHASE = "train (Kimi loss, 2 AdamW steps)"
 
@@ -89,8 +96,8 @@ class Phases(dict):
         return round(sum(self[n]["seconds"] for n in names), 2)
 
 
-def make_model():
-    """The random Qwen2.5-0.5B-shaped model (seed 0) and its ChatML tokenizer."""
+def make_model(shape: dict = SHAPE, dtype: str = "float32"):
+    """A random model of `shape` (seed 0; Qwen2.5-0.5B's by default) and its ChatML tokenizer."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
@@ -98,15 +105,17 @@ def make_model():
 
     tok = chatml_tokenizer()
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM(Qwen2Config(**SHAPE, eos_token_id=tok.eos_token_id,
+    torch.set_default_dtype(getattr(torch, dtype))  # a 1.5B fp32 build would need 6 GiB more
+    model = Qwen2ForCausalLM(Qwen2Config(**shape, eos_token_id=tok.eos_token_id,
                                          pad_token_id=tok.pad_token_id))
+    torch.set_default_dtype(torch.float32)
     model.generation_config = GenerationConfig(eos_token_id=tok.eos_token_id)
     return model, tok
 
 
-def build(folder: Path) -> Path:
+def build(folder: Path, shape: dict = SHAPE, dtype: str = "float32") -> Path:
     """`make_model`'s model and tokenizer saved as an HF folder."""
-    model, tok = make_model()
+    model, tok = make_model(shape, dtype)
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
@@ -115,8 +124,10 @@ def build(folder: Path) -> Path:
 # ---- k2rl
 
 
-def run_k2rl(prompts: int, k: int) -> dict:
-    """One k2rl step in one in-process hybrid worker (this process)."""
+def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32"
+             ) -> dict:
+    """One k2rl step in one in-process hybrid worker (this process): full fine-tuning, or
+    with `lora` > 0 a LoRA adapter of that rank on every attention and MLP projection."""
     from k2rl import engine
 
     engine.configure_env(2, kv_cache_gib=2)
@@ -127,10 +138,13 @@ def run_k2rl(prompts: int, k: int) -> dict:
     phases = Phases()
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        folder = build(Path(tmp) / "qwen2.5-0.5b-shape")
+        folder = build(Path(tmp) / f"qwen2.5-{shape}-shape", SHAPES[shape], dtype)
         phases.end("build and save", t)
-        cfg = load_config(None, [f"model.path={folder}", "critic.refresh=false",
-                                 "rollout.kv_cache_gib=2"])
+        overrides = [f"model.path={folder}", "critic.refresh=false", "rollout.kv_cache_gib=2",
+                     f"model.dtype={dtype}"]
+        if lora:
+            overrides.append(f"model.lora={{rank: {lora}, alpha: {2 * lora}}}")
+        cfg = load_config(None, overrides)
         t = time.perf_counter()
         worker = HybridWorker(str(folder), cfg)
         phases.end("start (trainer + vLLM engine)", t)
@@ -144,7 +158,10 @@ def run_k2rl(prompts: int, k: int) -> dict:
         t = time.perf_counter()
         sync = worker.sync()
         phases.end("weight push", t)
-    return {"shape": SHAPE, "parameters": worker.param_count(), "trajectories": len(groups) * k,
+    trainable = sum(p.numel() for p in worker.model.parameters() if p.requires_grad)
+    return {"shape": SHAPES[shape], "dtype": dtype, "lora_rank": lora or None,
+            "parameters": worker.param_count(), "trainable_parameters": trainable,
+            "trajectories": len(groups) * k,
             "tokens": sum(len(x.ids) for x in trajectories(groups)), "phases": phases,
             "seconds_per_step": phases.total(["rollout", K2RL_TRAIN_PHASE, "weight push"]),
             "peak_rss_gib": round(peak_gib(), 2), "logp_gap": metrics["logp_gap"],
@@ -246,11 +263,11 @@ def run_trl(prompts: int, k: int) -> dict:
 # ---- driver
 
 
-def in_child(part: str, prompts: int, k: int) -> dict:
+def in_child(part: str, prompts: int, k: int, extra: tuple = ()) -> dict:
     """Run `part` in a fresh Python process, so its peak memory is its own."""
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         subprocess.run([sys.executable, __file__, "--part", part, "--prompts", str(prompts),
-                        "--k", str(k), "--out", f.name], check=True)
+                        "--k", str(k), "--out", f.name, *extra], check=True)
         return json.loads(Path(f.name).read_text())
 
 
@@ -269,10 +286,28 @@ def main() -> None:
                    help="both: k2rl then TRL, each in a child process; k2rl or trl: that one, "
                         "in this process")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory.json"))
+    p.add_argument("--lora", type=int, default=0,
+                   help="k2rl with a LoRA adapter of this rank (0: full fine-tuning)")
+    p.add_argument("--shape", choices=sorted(SHAPES), default="0.5b")
+    p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                   help="the weights (a LoRA adapter and its optimizer stay fp32)")
+    p.add_argument("--label", default=None,
+                   help="with --part k2rl: write the result under this key of --out, keeping "
+                        "the file's other keys (e.g. lora_r16)")
     args = p.parse_args()
     load = [round(x, 2) for x in os.getloadavg()]  # a busy machine slows both sides
+    if args.part == "k2rl" and args.label:
+        result = in_child("k2rl", args.prompts, args.k,
+                          ("--lora", str(args.lora), "--shape", args.shape, "--dtype", args.dtype))
+        result["load_average_at_start"] = load
+        out = Path(args.out)
+        merged = json.loads(out.read_text()) if out.exists() else {}
+        merged[args.label] = result
+        out.write_text(json.dumps(merged, indent=1))
+        print(json.dumps({k: v for k, v in result.items() if k != "shape"}, indent=1))
+        return
     if args.part == "k2rl":
-        result = run_k2rl(args.prompts, args.k)
+        result = run_k2rl(args.prompts, args.k, args.lora, args.shape, args.dtype)
     elif args.part == "trl":
         if missing := trl_missing():
             sys.exit(f"TRL {missing}.")

@@ -122,7 +122,7 @@ def evaluate_judge(pairs: list[Pair], rubrics: list[Rubric], judge: Judge,
 
 def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> str:
     """The first n judgments as a person reads them: question, both answers with the judge's
-    check of each, its own working, and its preference for the chosen answer."""
+    check of each, its own answer, and its preference for the chosen answer."""
     blocks = []
     for k, (pair, jd) in enumerate(zip(pairs[:n], judgments[:n]), start=1):
         ok = "right" if jd.preference > 0.5 else "WRONG" if jd.preference < 0.5 else "tie"
@@ -130,7 +130,7 @@ def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> st
             f"[{k}] task={pair.task or NO_TASK}  P(chosen better)={jd.preference:.3f} ({ok}; "
             f"A/B {jd.p_ab:.3f}, B/A {1 - jd.p_ba:.3f})",
             f"  question: {pair.prompt}",
-            f"  judge's working: {jd.working}",
+            f"  judge's own answer: {jd.working}",
             f"  chosen:   {pair.chosen}",
             f"    check:  {jd.checks[0]}",
             f"  rejected: {pair.rejected}",

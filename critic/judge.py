@@ -6,7 +6,7 @@ describes, a response's reward is its pairwise win rate within its group (a tie 
 with every comparison judged in both orders so that a judge that favours a position gets ties
 rather than a ranking.
 
-The judge works each question out before it decides (critic.layout: its own working, a check
+The judge works each question out before it decides (critic.layout: its own answer, a check
 line per answer, then the verdict). Its verdict is not parsed from sampled text: the engine
 returns the log-probs of the "A" and "B" tokens after the question "A or B?", and the
 preference is the softmax over those two (`verdict_from_logprobs`). All comparisons of a step
@@ -49,7 +49,7 @@ class Judgment:
 
     p_ab: float  # P(A better) with `first` shown as A
     p_ba: float  # P(A better) with `second` shown as A
-    working: str = ""  # the judge's own working for the question
+    working: str = ""  # the judge's own answer to the question (critic.layout)
     checks: tuple[str, str] = ("", "")  # its check of `first`, of `second`
     shown: tuple[str, str] = ("", "")  # `first` and `second` as the judge saw them (cut to fit)
 

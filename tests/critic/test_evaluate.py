@@ -99,5 +99,5 @@ def test_evaluate_judge_makes_one_batched_call_and_keeps_the_judgments() -> None
     assert [c.rubrics[0].name for c in calls[0]] == ["c", "c"]
     assert r["accuracy"] == r["swap_consistency"] == 1.0
     shown = format_judgments(pairs, judgments, 1)
-    assert "judge's working: mine" in shown and "check:  good: yes" in shown
+    assert "judge's own answer: mine" in shown and "check:  good: yes" in shown
     assert "[2]" not in shown  # only the first judgment

@@ -43,7 +43,7 @@ def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
     assert cli.main(args + ["--show", "2"]) == 0
     out = capsys.readouterr().out
     assert "task=tool_use" in out and "consist." in out and "brier" in out
-    assert "judge's working: work on 2+2=" in out and "check:  check 44" in out
+    assert "judge's own answer: work on 2+2=" in out and "check:  check 44" in out
     assert "[2]" in out and "[3]" not in out
 
 

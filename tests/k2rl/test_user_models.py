@@ -139,7 +139,7 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout[proc.stdout.index("{"):proc.stdout.index("\n\n[1]")])
     assert result["n"] == 1 and 0.0 <= result["accuracy"] <= 1.0
-    assert "judge's working:" in proc.stdout  # judged in the model's own assistant turns
+    assert "judge's own answer:" in proc.stdout  # judged in the model's own assistant turns
 
 
 @pytest.mark.slow

@@ -168,7 +168,8 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
         from k2rl.model import check_model_dir
 
-        check_model_dir(cfg.model.path)
+        for line in check_model_dir(cfg.model.path):
+            print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
         from k2rl.ptx import read_ptx
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
-from k2rl.chat import load_tokenizer  # noqa: F401  (its home was here; callers import it)
+from k2rl.chat import TemplateError, layout_of, load_tokenizer
 from k2rl.config import ModelConfig
 
 RECIPE_VERSION = 9  # bump when the build below changes meaning (8: scripted judgments;
@@ -129,10 +129,12 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     return out
 
 
-def check_model_dir(path: str | Path, key: str = "model.path") -> None:
+def check_model_dir(path: str | Path, key: str = "model.path") -> list[str]:
     """A clear ConfigError, before any service starts, for a model folder k2rl cannot use: one
     that is missing, is not a Hugging Face model, has an architecture vLLM cannot load, or has
-    a tokenizer without a chat template."""
+    a tokenizer without a chat template or with one that cannot lay out a reply or a tool
+    result. Returns a line per way its conversations are laid out differently (k2rl.chat.Layout:
+    a system prompt folded into the first user turn, tool results as user turns)."""
     from k2rl.config import ConfigError
 
     path = Path(path)
@@ -156,6 +158,10 @@ def check_model_dir(path: str | Path, key: str = "model.path") -> None:
     if not tokenizer.chat_template:
         raise ConfigError(f"the tokenizer in {key} {path} has no chat template: add one as "
                           "\"chat_template\" in tokenizer_config.json or as chat_template.jinja")
+    try:
+        return layout_of(tokenizer).notes(f"{key} {path}")
+    except TemplateError as e:
+        raise ConfigError(str(e)) from None
 
 
 def param_count(model: torch.nn.Module) -> int:

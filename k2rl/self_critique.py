@@ -34,7 +34,7 @@ from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, fi
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl import engine
-from k2rl.chat import load_tokenizer, prompt_ids, text_ids, turn_ids
+from k2rl.chat import load_tokenizer, prompt_ids, text_ids, turn_end_id, turn_ids
 from k2rl.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
@@ -88,7 +88,7 @@ def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] 
         if head[:len(ids)] != ids:
             raise ValueError(f"the chat template of {tokenizer.name_or_path or 'this model'} does "
                              "not render the judge's conversation as a prefix of its continuation")
-        reply = text_ids(tokenizer, m["content"]) + [tokenizer.eos_token_id]
+        reply = text_ids(tokenizer, m["content"]) + [turn_end_id(tokenizer)]
         mask += [0] * (len(head) - len(ids)) + [int(trained(i))] * len(reply)
         ids = head + reply
     return ids, mask

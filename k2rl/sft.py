@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 import envs  # noqa: F401  (registers the k2rl environments)
 from critic.rubrics import load_rubrics
-from k2rl.chat import observation_ids, prompt_ids, text_ids
+from k2rl.chat import observation_ids, prompt_ids, text_ids, turn_end_id
 from k2rl.config import ModelConfig
 from k2rl.logprobs import collate, token_logp
 from k2rl.self_critique import critic_demonstration
@@ -53,14 +53,14 @@ def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[
     mask = [0] * len(ids)
     terminated = truncated = False
     while not (terminated or truncated):
-        reply = text_ids(tokenizer, env.expert_action(rng)) + [tokenizer.eos_token_id]
+        reply = text_ids(tokenizer, env.expert_action(rng)) + [turn_end_id(tokenizer)]
         ids += reply
         mask += [1] * len(reply)
         text = tokenizer.decode(reply, skip_special_tokens=True)
         messages.append({"role": "assistant", "content": text})
         obs, _, terminated, truncated, _ = env.step(text)
         if not (terminated or truncated):
-            tail = observation_ids(tokenizer, messages, obs, tokenizer.eos_token_id)
+            tail = observation_ids(tokenizer, messages, obs, turn_end_id(tokenizer))
             messages.append({"role": "tool", "content": obs})
             ids += tail
             mask += [0] * len(tail)

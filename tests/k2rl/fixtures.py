@@ -1,6 +1,10 @@
 """Tokenizers of other chat layouts, built here (nothing is downloaded): a byte-level BPE with
-a ChatML template (Qwen2.5 style, tool results in a user turn) and one with a Llama-3 template
-(BOS from the template, `<|eot_id|>` ends a turn, no pad token)."""
+a ChatML template (Qwen2.5 style, tool results in a user turn), one with a Llama-3 template
+(BOS from the template, `<|eot_id|>` ends a turn, no pad token), and with the published
+templates of Gemma-2 (no system role, roles must alternate, `model` role, `<end_of_turn>`
+ends a turn) and Phi-3 (April 2024: user and assistant only, anything else silently dropped,
+`<|end|>` ends a turn). The template texts are the families' own, as their
+tokenizer_config.json files publish them; the vocabularies are small ones trained here."""
 from __future__ import annotations
 
 from functools import cache
@@ -28,6 +32,26 @@ LLAMA3 = (
     "<|start_header_id|>{{ role }}<|end_header_id|>\n\n{{ m['content'] }}<|eot_id|>"
     "{% endfor %}"
     "{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"
+)
+
+
+# google/gemma-2-2b-it, tokenizer_config.json "chat_template", verbatim.
+GEMMA2 = (
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not "
+    "supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != "
+    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/"
+    "assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}"
+    "{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}"
+    "{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}"
+)
+
+# microsoft/Phi-3-mini-4k-instruct as released in April 2024, "chat_template", verbatim.
+PHI3_APR = (
+    "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') %}"
+    "{{'<|user|>' + '\n' + message['content'] + '<|end|>' + '\n' + '<|assistant|>' + '\n'}}"
+    "{% elif (message['role'] == 'assistant') %}{{message['content'] + '<|end|>' + '\n'}}"
+    "{% endif %}{% endfor %}"
 )
 
 
@@ -60,6 +84,25 @@ def llama3_tokenizer():
                  "<|end_header_id|>", "<|eot_id|>"])
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<|begin_of_text|>",
                                    eos_token="<|eot_id|>", chat_template=LLAMA3)
+
+
+@cache
+def gemma2_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    core = _bpe(["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"])
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<bos>", eos_token="<eos>",
+                                   pad_token="<pad>", chat_template=GEMMA2)
+
+
+@cache
+def phi3_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    core = _bpe(["<unk>", "<s>", "<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>"])
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>",
+                                   eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+                                   chat_template=PHI3_APR)
 
 
 def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int, hidden: int = 64):
@@ -96,3 +139,11 @@ def llama3_dir(folder):
     tok = llama3_tokenizer()
     return save_model(folder, tok, "llama", False,
                       [tok.convert_tokens_to_ids("<|end_of_text|>"), tok.eos_token_id])
+
+
+def gemma2_dir(folder):
+    """The Gemma-2 layout (its published template; no system or tool role) on a Qwen2 body:
+    the template, not the architecture, is what k2rl must handle."""
+    tok = gemma2_tokenizer()
+    return save_model(folder, tok, "qwen2", True,
+                      [tok.eos_token_id, tok.convert_tokens_to_ids("<end_of_turn>")])

@@ -1,5 +1,7 @@
 """The chat layout from the model's own template: the default's ids, and deltas that rebuild
 the full rendering for a ChatML and a Llama-3 layout."""
+import copy
+
 import pytest
 
 from k2rl.chat import (conversation_ids, observation_ids, prompt_ids, reply_text, render,
@@ -98,3 +100,73 @@ def test_an_environment_s_tools_reach_a_template_that_lists_them():
     delta = observation_ids(tok, msgs, "1776", tok.eos_token_id, CalculatorEnv.tools)
     assert reply_text(tok, delta) == "\ntool\n1776\nassistant\n"  # the tools block is not repeated
     assert prompt_ids(TOK, "37*48=", CalculatorEnv.tools) == prompt_ids(TOK, "37*48=")  # ignored
+
+
+# ---------------------------------------------------------------- other families' layouts
+
+def _families():
+    from tests.k2rl.fixtures import (chatml_tokenizer, gemma2_tokenizer, llama3_tokenizer,
+                                     phi3_tokenizer)
+
+    return {"chatml": chatml_tokenizer(), "llama3": llama3_tokenizer(),
+            "gemma2": gemma2_tokenizer(), "phi3": phi3_tokenizer()}
+
+
+def test_the_template_probe_finds_what_each_family_lays_out():
+    from k2rl.chat import layout_of
+
+    toks = _families()
+    got = {name: layout_of(t) for name, t in toks.items()}
+    end = {name: toks[name].convert_ids_to_tokens(got[name].turn_end) for name in toks}
+    assert (got["chatml"].system, got["chatml"].tool_role, end["chatml"]) == (True, "tool", "<|im_end|>")
+    assert (got["llama3"].system, got["llama3"].tool_role, end["llama3"]) == (True, "tool", "<|eot_id|>")
+    # Gemma-2 raises on a system message and on a tool turn breaking the alternation
+    assert (got["gemma2"].system, got["gemma2"].tool_role, end["gemma2"]) == (False, "user", "<end_of_turn>")
+    # Phi-3 (April 2024) drops both silently: the probe looks for their text in the rendering
+    assert (got["phi3"].system, got["phi3"].tool_role, end["phi3"]) == (False, "user", "<|end|>")
+    assert got["gemma2"].notes("m") == [
+        "m: its chat template has no system role; a system prompt is folded into the first user turn",
+        "m: its chat template has no tool role; tool results are sent as user turns"]
+
+
+EPISODE = [{"role": "system", "content": "Use the calculator."},
+           {"role": "user", "content": "What is 12*13?"},
+           {"role": "assistant", "content": "calc(12*13)"},
+           {"role": "tool", "content": "156"},
+           {"role": "assistant", "content": "The answer is 156."}]
+
+
+@pytest.mark.parametrize("family", ["chatml", "llama3", "gemma2", "phi3"])
+def test_a_tool_episode_s_ids_are_the_template_s_rendering_with_every_text_in_it(family):
+    """The ids k2rl trains on (PTX, critic examples and rollouts build them the same way) are
+    the family's full rendering of the conversation, the system prompt and the tool result
+    included, and each assistant turn ends with the template's own turn end, trained."""
+    from k2rl.chat import adapt, conversation_ids, render, text_ids, turn_end_id
+
+    tok = _families()[family]
+    ids, mask = conversation_ids(tok, EPISODE)
+    full = text_ids(tok, render(tok, EPISODE, False))  # ids end at the last turn's stop token
+    assert full[:len(ids)] == ids and tok.decode(full[len(ids):]).strip() == ""
+    shown = tok.decode(ids)
+    assert all(m["content"] in shown for m in EPISODE)
+    trained = [i for i, m in zip(ids, mask) if m]
+    assert trained.count(turn_end_id(tok)) == 2
+    assert tok.decode(trained).replace(tok.convert_ids_to_tokens(turn_end_id(tok)), "|") == \
+        "calc(12*13)|The answer is 156.|"
+    roles = [m["role"] for m in adapt(tok, EPISODE)]
+    assert roles == {"chatml": ["system", "user", "assistant", "tool", "assistant"],
+                     "llama3": ["system", "user", "assistant", "tool", "assistant"],
+                     "gemma2": ["user", "assistant", "user", "assistant"],
+                     "phi3": ["user", "assistant", "user", "assistant"]}[family]
+
+
+def test_a_template_that_cannot_lay_out_a_reply_is_one_sentence():
+    from k2rl.chat import TemplateError, layout_of
+    from tests.k2rl.fixtures import chatml_tokenizer
+
+    tok = copy.deepcopy(chatml_tokenizer())
+    tok.chat_template = "{% for m in messages %}{% if m['role'] == 'user' %}{{ m['content'] }}{% endif %}{% endfor %}"
+    tok.name_or_path = "odd-model"
+    with pytest.raises(TemplateError, match="chat template of odd-model cannot lay out a user "
+                                            "turn and an assistant reply"):
+        layout_of(tok)

@@ -22,8 +22,7 @@ def qwen(tmp_path_factory):
 
 
 def test_fixture_models_pass_the_check(llama, qwen):
-    check_model_dir(llama)
-    check_model_dir(qwen)
+    assert check_model_dir(llama) == check_model_dir(qwen) == []  # nothing laid out differently
 
 
 def test_bad_model_folders_are_one_sentence_each(tmp_path, llama):
@@ -157,3 +156,15 @@ def test_a_model_the_engine_cannot_run_is_one_sentence_at_start(tmp_path):
     line = proc.stderr.strip().splitlines()[-1]
     assert line.startswith(f"k2rl: error: the hybrid workers could not start on model {model}: ")
     assert "head_dim=16" in line
+
+
+def test_a_model_without_system_or_tool_roles_is_said_in_one_line_each(tmp_path):
+    from k2rl.model import check_model_dir
+    from tests.k2rl.fixtures import gemma2_dir
+
+    folder = gemma2_dir(tmp_path / "gemma2")
+    assert check_model_dir(folder) == [
+        f"model.path {folder}: its chat template has no system role; a system prompt is folded "
+        "into the first user turn",
+        f"model.path {folder}: its chat template has no tool role; tool results are sent as user "
+        "turns"]

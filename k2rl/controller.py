@@ -345,7 +345,10 @@ def services(cfg: Config, run_dir: Path):
     server = None if cfg.redis.url else start_redis(run_dir)
     try:
         client = connect(cfg.redis.url or server.url)
-        ray.init(address=cfg.ray.address, num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
+        # "local": a new Ray instance of this run's own, never one another run on this machine
+        # started (without it, a second run or the tests could join the first run's cluster).
+        ray.init(address=cfg.ray.address or "local",
+                 num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
                  include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
                  **loggers.ray_logging(cfg, run_dir))  # workers' output: terminal or workers.log
         try:

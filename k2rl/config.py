@@ -50,6 +50,12 @@ class LoraConfig:
     """Dropout on the adapter's input while training (0: none, so train and eval agree)."""
     target_modules: list[str] = field(default_factory=lambda: list(LORA_TARGETS))
     """Names of the linear layers that get an adapter (peft's target_modules)."""
+    serve: Literal["adapter", "merged"] = "adapter"
+    """How the engine follows the adapter: "adapter", vLLM's own LoRA serving, each push hands
+    it the adapter alone (loaded in place from a memory-backed folder); "merged", each push
+    writes base + merged adapter of the target layers into the engine's weights (no LoRA
+    kernels in the engine, every target weight pushed). Both within 1e-6 nats of the trainer;
+    bench/README.md has their costs."""
 
     def __post_init__(self) -> None:
         _require(self.rank > 0, "model.lora.rank", "must be > 0")
@@ -482,6 +488,9 @@ class Config:
         _require(len(self.tasks) > 0, "tasks", "must name at least one environment")
         _require(not self.rollout.sleep_mode or self.ray.device == "cuda", "rollout.sleep_mode",
                  "needs ray.device: cuda (vLLM cannot sleep on CPU)")
+        _require(not (self.rollout.sleep_mode and self.model.lora
+                      and self.model.lora.serve == "adapter"), "model.lora.serve",
+                 "adapter is not tested with rollout.sleep_mode yet; use model.lora.serve: merged")
 
 
 def _require(ok: bool, key: str, why: str) -> None:

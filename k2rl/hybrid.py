@@ -56,6 +56,9 @@ class HybridWorker:
         self.peft = (lora.wrap(self.model, cfg.model.lora, base_dir,
                                model_dir if lora.is_adapter(model_dir) else None)
                      if cfg.model.lora else None)  # self.model stays the HF model, adapted
+        # vLLM's LoRA serving: the engine holds the base and gets the adapter at each push
+        self.serves_adapter = bool(self.peft) and cfg.model.lora.serve == "adapter"
+        self.adapter_dir = lora.push_folder() if self.serves_adapter else None
         precision.enable(self.model, precision.autocast_dtype(cfg.model.autocast, device),
                          precision.long_attention(cfg.model.attention, device))
         if cfg.train.gradient_checkpointing:
@@ -69,14 +72,16 @@ class HybridWorker:
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
                                        compile=cfg.rollout.compile,
-                                       prefix_caching=cfg.rollout.prefix_caching)
+                                       prefix_caching=cfg.rollout.prefix_caching,
+                                       **(lora.engine_settings(cfg.model.lora) if self.serves_adapter
+                                          else {}))
         # One greedy token now, so that a model the engine loads but cannot run (an attention
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
         engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])
         self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
         self.pushed = False  # LoRA: whether the engine holds the base from a first full push
-        if self.peft and lora.is_adapter(model_dir):  # resumed: the engine loaded the base
-            self._push()
+        if self.serves_adapter or (self.peft and lora.is_adapter(model_dir)):
+            self._push()  # the engine loaded the base: give it the (fresh or resumed) adapter
         self.optimizers = make_optimizer(self.model, cfg.train)
         self.critic_opt = (torch.optim.AdamW(trainable(self.model), lr=cfg.critic.lr)
                            if cfg.critic.lr else None)
@@ -174,10 +179,13 @@ class HybridWorker:
         return self.colocation.before_generate(self._optimizers(), self._push)
 
     def _push(self) -> dict:
-        """Full fine-tuning: every parameter; LoRA: the merged target layers (k2rl.lora),
-        every tensor the first time and after each sleep (which discards the weights)."""
+        """Full fine-tuning: every parameter; LoRA: the adapter (model.lora.serve adapter), or
+        the merged target layers (merged; every tensor the first time and after each sleep,
+        which discards the weights) (k2rl.lora)."""
         if not self.peft:
             return engine.push_weights(self.llm, self.model)
+        if self.serves_adapter:
+            return lora.push_adapter(self.llm, self.peft, self.adapter_dir)
         full = not self.pushed or self.cfg.rollout.sleep_mode
         self.pushed = True
         return lora.push(self.llm, self.model, full)

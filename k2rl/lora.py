@@ -7,12 +7,17 @@ with `q_proj` and the like now `peft` LoRA layers; every base parameter is froze
 (A (r, in), B (out, r), fp32 even over a bf16 base) is all that has `requires_grad`, so the
 optimizers (k2rl.trainer.make_optimizer) hold state for it alone.
 
-The engine: `push` writes W + (alpha / r) · B @ A of every target layer into the engine's own
-weight through the copy plan of a full push (k2rl.weight_sync), so the engine computes the
-trainer's policy exactly, up to fp32 rounding of the merge. The first push (and every push of
-an engine that sleeps, whose weights are discarded) writes every tensor; later ones only the
-target layers', since the rest is the frozen base the engine loaded. vLLM's own LoRA serving
-(punica kernels, `LoRARequest`) would push only the adapter; it is not used yet (docs/models.md).
+The engine, two ways (`model.lora.serve`):
+- "adapter" (default): vLLM's own LoRA serving. The engine loads the base with LoRA layers
+  (`engine_settings`); `push_adapter` writes the adapter in peft's format to a memory-backed
+  folder and has vLLM load it in place (`load_inplace`), and every request runs with it
+  (engine.adapter_request). A push is the adapter's bytes alone; the engine computes
+  base(x) + (alpha / r) · B(A(x)) as peft does, within 1e-6 nats of the trainer.
+- "merged": `push` writes W + (alpha / r) · B @ A of every target layer into the engine's own
+  weight through the copy plan of a full push (k2rl.weight_sync), so the engine computes the
+  trainer's policy exactly, up to fp32 rounding of the merge, with no LoRA kernels. The first
+  push (and every push of an engine that sleeps, whose weights are discarded) writes every
+  tensor; later ones only the target layers', since the rest is the frozen base.
 
 Checkpoints hold the adapter in peft's format (adapter_config.json naming the base folder,
 adapter_model.safetensors); `base_of` finds the base of such a folder and `wrap` resumes it.
@@ -146,6 +151,45 @@ def push(llm, model: torch.nn.Module, full: bool) -> dict[str, float]:
     if not planned:
         llm.collective_rpc(engine._reload, args=(bucket,))
         nbytes = size
+    llm.reset_prefix_cache()
+    seconds = time.perf_counter() - start
+    return {"sync_seconds": seconds, "sync_bytes": float(nbytes),
+            "sync_gb_per_s": nbytes / max(seconds, 1e-9) / 1e9}
+
+
+ENGINE_ADAPTER = "policy"  # the adapter's name and id (1) in vLLM's LoRA serving
+
+
+def engine_settings(cfg: LoraConfig) -> dict:
+    """`vllm.LLM` arguments for serving the adapter with vLLM's own LoRA layers (`push_adapter`)."""
+    return {"enable_lora": True, "max_lora_rank": cfg.rank, "max_loras": 1, "max_cpu_loras": 1}
+
+
+def push_folder() -> Path:
+    """A folder of this process for the adapter it hands the engine: in /dev/shm (memory) where
+    there is one, removed at exit."""
+    import atexit
+
+    shm = Path("/dev/shm")
+    folder = Path(tempfile.mkdtemp(prefix="k2rl-adapter-", dir=shm if shm.is_dir() else None))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def push_adapter(llm, wrapped, folder: str | Path) -> dict[str, float]:
+    """Hand the engine the adapter itself (vLLM's LoRA serving): written in peft's format to
+    `folder` (a memory-backed one, /dev/shm, where it exists) and loaded in place of the
+    previous one (`load_inplace`); every later request runs with it (engine.adapter_request).
+    Returns seconds and bytes as engine.push_weights does: the bytes are the adapter's."""
+    from vllm.lora.request import LoRARequest
+
+    start = time.perf_counter()
+    folder = Path(folder)
+    wrapped.save_pretrained(str(folder))
+    nbytes = (folder / "adapter_model.safetensors").stat().st_size
+    request = LoRARequest(ENGINE_ADAPTER, 1, str(folder), load_inplace=True)
+    llm.llm_engine.add_lora(request)
+    llm.k2rl_adapter = LoRARequest(ENGINE_ADAPTER, 1, str(folder))
     llm.reset_prefix_cache()
     seconds = time.perf_counter() - start
     return {"sync_seconds": seconds, "sync_bytes": float(nbytes),

@@ -1,7 +1,8 @@
 """LoRA adapters (model.lora, k2rl.lora): the config; only the adapter trains (policy update
 and the critic's own step); the merged tensors are the trained policy; a checkpoint resumes
 exactly; the merged export loads in transformers; and (slow, in a subprocess) the vLLM engine
-follows the adapter after several pushes on each fixture family and loads the export."""
+follows the adapter after several pushes, merged into its weights on each fixture family, or
+served as an adapter by a hybrid worker, and loads the export."""
 import copy
 import json
 import subprocess
@@ -25,6 +26,9 @@ def test_lora_is_off_by_default_and_configured_by_key():
     assert load_config().model.lora is None
     cfg = load_config(None, ["model.lora={rank: 8, target_modules: [q_proj, v_proj]}"])
     assert cfg.model.lora == LoraConfig(rank=8, target_modules=["q_proj", "v_proj"])
+    assert cfg.model.lora.serve == "adapter"  # vLLM's LoRA serving; "merged" the alternative
+    with pytest.raises(ConfigError, match="model.lora.serve"):
+        load_config(None, ["model.lora={serve: stacked}"])
     assert load_config(None, ["model.lora={}"]).model.lora == LoraConfig()
     with pytest.raises(ConfigError, match="model.lora.rnk .*did you mean model.lora.rank"):
         load_config(None, ["model.lora={rnk: 8}"])
@@ -290,8 +294,9 @@ def test_the_engine_follows_the_adapter_after_pushes_and_loads_the_export(family
 
 
 def hybrid_run(folder: str, resume: bool) -> dict:
-    """In a fresh process: a LoRA hybrid worker on the tiny config: train, sync and check
-    the engine, then save (first run); or resume from that checkpoint and check the same."""
+    """In a fresh process: a LoRA hybrid worker on the tiny config (the engine serving the
+    adapter with vLLM's LoRA layers): train, sync and check the engine, then save (first run);
+    or resume from that checkpoint and check the same."""
     from peft import get_peft_model_state_dict
     from safetensors.torch import load_file
 
@@ -334,7 +339,8 @@ def test_a_lora_hybrid_worker_trains_syncs_saves_and_resumes(tmp_path):
     assert first["frozen_unchanged"]
     for step in (1, 2):
         assert first[f"gap_{step}"] < 1e-4, first  # the engine samples the trained adapter
-    assert first["sync_2"]["sync_bytes"] < first["sync_1"]["sync_bytes"]  # targets only
+    # vLLM's LoRA serving (model.lora.serve adapter, the default): a push is the adapter alone
+    assert first["sync_1"]["sync_bytes"] == first["sync_2"]["sync_bytes"] < 0.05 * 4 * first["params"]
     assert (tmp_path / "ckpt" / "adapter_config.json").exists()
     assert not (tmp_path / "ckpt" / "model.safetensors").exists()  # the adapter alone
     again = fresh(f"hybrid_run({str(tmp_path)!r}, True)")

@@ -16,7 +16,6 @@ transaction as the step's rollouts.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections import defaultdict
@@ -348,14 +347,14 @@ def services(cfg: Config, run_dir: Path):
         client = connect(cfg.redis.url or server.url)
         # "local": a new Ray instance of this run's own, never one another run on this machine
         # started (without it, a second run or the tests could join the first run's cluster).
-        if not cfg.ray.address:
-            # Ray's task events (the dashboard's task view, off here) grew the worker by 22 KB
-            # and the GCS by 15 KB a step: bench/results/soak.json, soak_1500_no_task_events.
-            os.environ.setdefault("RAY_task_events_report_interval_ms", "0")
+        # Ray's task events (the dashboard's task view, off here) grew the worker by about 22 KB
+        # and the GCS by 15 KB a step: bench/results/soak.json, soak_1500_no_task_events.
+        local = {} if cfg.ray.address else {
+            "_system_config": {"task_events_report_interval_ms": 0}}
         ray.init(address=cfg.ray.address or "local",
                  num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
                  include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
-                 **loggers.ray_logging(cfg, run_dir))  # workers' output: terminal or workers.log
+                 **local, **loggers.ray_logging(cfg, run_dir))  # workers' output: see loggers
         try:
             yield RunStore(client, run_dir.name, run_dir, cfg.redis.keep_steps)
         finally:

@@ -178,7 +178,7 @@ def generate(llm, prompts: list[list[int]], max_tokens: list[int],
                              ignore_eos=ignore_eos)
               for m, t in zip(max_tokens, temperatures)]
     outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, use_tqdm=False,
-                        lora_request=adapter_request(llm))
+                        **adapter_request(llm))
     results = []
     for out in outs:
         completion = out.outputs[0]
@@ -254,11 +254,13 @@ def choice_logprobs(llm, prompts: list[list[int]], choices: list[int]) -> list[l
     params = SamplingParams(max_tokens=1, temperature=0.0, logprobs=len(choices),
                             logprob_token_ids=list(choices), detokenize=False)
     outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params,
-                        use_tqdm=False, lora_request=adapter_request(llm))
+                        use_tqdm=False, **adapter_request(llm))
     return [[o.outputs[0].logprobs[0][c].logprob for c in choices] for o in outs]
 
 
-def adapter_request(llm):
-    """The LoRA adapter every request of this engine runs with (k2rl.lora.push_adapter: vLLM's
-    own LoRA serving), or None: the engine's weights are the policy."""
-    return getattr(llm, "k2rl_adapter", None)
+def adapter_request(llm) -> dict:
+    """`generate`'s keyword for the LoRA adapter every request of this engine runs with
+    (k2rl.lora.push_adapter: vLLM's own LoRA serving); none where the engine's weights are the
+    policy."""
+    request = getattr(llm, "k2rl_adapter", None)
+    return {"lora_request": request} if request is not None else {}

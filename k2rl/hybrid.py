@@ -32,7 +32,7 @@ from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, 
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
 WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
-              "rss_mb")
+              "rss_mb", "reward_timeouts")
 
 
 class HybridWorker:

@@ -35,7 +35,7 @@ from pathlib import Path
 import torch
 
 from k2rl.chat import load_tokenizer
-from k2rl.config import LoraConfig
+from k2rl.config import ConfigError, LoraConfig
 
 ADAPTER = "default"  # peft's name for the one adapter
 PUSH_BYTES = 2 ** 28  # merged tensors held at once during a push (one bucket of copies)
@@ -160,9 +160,21 @@ def push(llm, model: torch.nn.Module, full: bool) -> dict[str, float]:
 ENGINE_ADAPTER = "policy"  # the adapter's name and id (1) in vLLM's LoRA serving
 
 
+VLLM_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # the max_lora_rank values vLLM takes
+
+
 def engine_settings(cfg: LoraConfig) -> dict:
-    """`vllm.LLM` arguments for serving the adapter with vLLM's own LoRA layers (`push_adapter`)."""
-    return {"enable_lora": True, "max_lora_rank": cfg.rank, "max_loras": 1, "max_cpu_loras": 1}
+    """`vllm.LLM` arguments for serving the adapter with vLLM's own LoRA layers (`push_adapter`):
+    its slot is the smallest rank vLLM takes that holds `cfg.rank` (a smaller adapter is padded).
+
+    >>> engine_settings(LoraConfig(rank=4))["max_lora_rank"], engine_settings(LoraConfig())["max_lora_rank"]
+    (8, 16)
+    """
+    fits = [r for r in VLLM_RANKS if r >= cfg.rank]
+    if not fits:
+        raise ConfigError(f"model.lora.rank {cfg.rank} is above vLLM's largest LoRA rank "
+                          f"{VLLM_RANKS[-1]}; use model.lora.serve: merged")
+    return {"enable_lora": True, "max_lora_rank": fits[0], "max_loras": 1, "max_cpu_loras": 1}
 
 
 def push_folder() -> Path:

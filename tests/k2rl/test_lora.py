@@ -340,7 +340,9 @@ def test_a_lora_hybrid_worker_trains_syncs_saves_and_resumes(tmp_path):
     for step in (1, 2):
         assert first[f"gap_{step}"] < 1e-4, first  # the engine samples the trained adapter
     # vLLM's LoRA serving (model.lora.serve adapter, the default): a push is the adapter alone
-    assert first["sync_1"]["sync_bytes"] == first["sync_2"]["sync_bytes"] < 0.05 * 4 * first["params"]
+    sent = first["sync_1"]["sync_bytes"]
+    assert sent == first["sync_2"]["sync_bytes"] < 4 * first["adapter_params"] + 2 ** 14  # + header
+    assert sent < 0.5 * 4 * first["params"]  # the tiny model: its adapter is about a tenth of it
     assert (tmp_path / "ckpt" / "adapter_config.json").exists()
     assert not (tmp_path / "ckpt" / "model.safetensors").exists()  # the adapter alone
     again = fresh(f"hybrid_run({str(tmp_path)!r}, True)")

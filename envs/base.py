@@ -22,6 +22,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from envs.tool_calls import MALFORMED, MalformedCall
 from rewards import get_reward
 
 # Every printable ASCII character: what a character-level model may emit.
@@ -178,7 +179,11 @@ class TextEnv(gymnasium.Env[str, str]):
         self._require_active()
         self.turn += 1
         self._messages.append({"role": "assistant", "content": action})
-        reply = self._step(action)
+        try:
+            reply = self._step(action)
+        except MalformedCall:  # a tool call that cannot be read: an error the model sees
+            self.malformed_calls += 1
+            reply = MALFORMED
         if reply is None:
             return self._finish(self._score(action))
         if self.turn >= self.max_turns:

@@ -19,7 +19,7 @@ import re
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line, final_part
-from envs.tool_calls import MALFORMED, MalformedCall, plain_call, plain_calls, schema
+from envs.tool_calls import plain_call, plain_calls, schema
 
 OPERAND_MIN, OPERAND_MAX = 10, 99
 TOOL_CALL = re.compile(r"^\s*calc\((.*)\)\s*$")
@@ -112,11 +112,9 @@ class CalculatorEnv(TextEnv):
         return Problem(key=identity(a, b), prompt=f"{a}*{b}=", answer=a * b)
 
     def _step(self, action: str) -> str | None:
-        try:
-            calls = plain_calls(action)  # a call in a model family's own form (envs.tool_calls)
-        except MalformedCall:
-            self.malformed_calls += 1
-            return MALFORMED  # an observation the model sees, not a silent wrong answer
+        # A call in a model family's own form (envs.tool_calls); a malformed one raises
+        # MalformedCall, which TextEnv.step answers with an error the model sees.
+        calls = plain_calls(action)
         if calls is None:
             if TOOL_CALL.match(action) is None:
                 return None  # not a tool call: the final answer

@@ -27,7 +27,7 @@ import numpy as np
 from envs.base import Problem, TextEnv
 from envs.calculator import TOOL_ERROR as CALC_ERROR
 from envs.calculator import evaluate
-from envs.tool_calls import MALFORMED, MalformedCall, plain_calls, schema
+from envs.tool_calls import MalformedCall, plain_calls, schema
 
 # Made-up facts: populations (thousands) and areas (square km). Names are at
 # most 4 letters so that a whole episode fits the 48-token budget.
@@ -155,12 +155,9 @@ class LookupEnv(TextEnv):
         )
 
     def _step(self, action: str) -> str | None:
-        # Tool errors are observations, so the model can see and recover from them.
-        try:
-            return call_tool(action)
-        except MalformedCall:
-            self.malformed_calls += 1
-            return MALFORMED
+        # Tool errors are observations, so the model can see and recover from them (a
+        # malformed call too: TextEnv.step answers the MalformedCall it raises).
+        return call_tool(action)
 
     def _observed(self) -> dict[str, int]:
         """Successful tool calls so far, as normalised call -> value: "get(avon,pop)" -> 120."""

@@ -14,11 +14,14 @@ as A (`p_ab` = its P(A better)) and rejected shown as A (`p_ba` = its P(A better
 - ece: expected calibration error over 10 equal-width bins of the judge's confidence
   max(p, 1 - p): the gap between how sure it is and how often it is right, weighted by bin.
 The same metrics are broken down by task and by rubric ("(none)": no task; "(all)": judged by
-every rubric that applies to the task).
+every rubric that applies to the task). For a judge that writes check lines (critic.layout),
+`check_findings` says per task how often the chosen answer's check ends "yes" and the
+rejected one's "no": where both are right the verdict follows, so these show which step fails.
 """
 from __future__ import annotations
 
 from critic.judge import Judge, Judgment, combine_orders, is_tie
+from critic.layout import finding
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import Rubric
 
@@ -52,7 +55,7 @@ def ece(p_chosen: list[float], bins: int = ECE_BINS) -> float:
     The pick is chosen when P(chosen) > 0.5 (an exact 0.5 counts as a wrong pick at
     confidence 0.5). A judge that is 90% sure and right 90% of the time scores 0.
 
-    >>> ece([0.9] * 9 + [0.1])
+    >>> round(ece([0.9] * 9 + [0.1]), 12)
     0.0
     """
     by_bin: dict[int, list[tuple[float, bool]]] = {}
@@ -117,7 +120,29 @@ def evaluate_judge(pairs: list[Pair], rubrics: list[Rubric], judge: Judge,
     if len(judgments) != len(pairs):
         raise ValueError(f"{len(pairs)} pairs but {len(judgments)} judgments")
     result = evaluate(pairs, [j.p_ab for j in judgments], [j.p_ba for j in judgments], tie_margin)
+    if any(any(j.checks) for j in judgments):
+        result["checks"] = check_findings(pairs, judgments)
     return result, judgments
+
+
+def check_findings(pairs: list[Pair], judgments: list[Judgment]) -> dict[str, dict]:
+    """Per task: the share of pairs whose chosen answer's check found "yes" (chosen_yes), whose
+    rejected answer's check found "no" (rejected_no), and both (both_right).
+
+    >>> pairs = [Pair("2+2=", "4", "5", "arithmetic")] * 2
+    >>> js = [Judgment(0.9, 0.1, "4", ("4: yes", "5: no"), ("4", "5")),
+    ...       Judgment(0.5, 0.5, "4", ("4: yes", "5: yes"), ("4", "5"))]
+    >>> check_findings(pairs, js)["arithmetic"]
+    {'n': 2, 'chosen_yes': 1.0, 'rejected_no': 0.5, 'both_right': 0.5}
+    """
+    out: dict[str, dict] = {}
+    for task in sorted({p.task or NO_TASK for p in pairs}):
+        found = [(finding(j.checks[0]), finding(j.checks[1])) for p, j in zip(pairs, judgments)
+                 if (p.task or NO_TASK) == task and any(j.checks)]
+        out[task] = {"n": len(found), "chosen_yes": _mean([c is True for c, _ in found]),
+                     "rejected_no": _mean([r is False for _, r in found]),
+                     "both_right": _mean([c is True and r is False for c, r in found])}
+    return out
 
 
 def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> str:
@@ -152,4 +177,8 @@ def format_table(result: dict) -> str:
     rows += [_row(f"task={t}", m) for t, m in result["by_task"].items()]
     rows += [_row(f"rubric={r}", m) for r, m in result["by_rubric"].items()]
     rows.append(f"(tie margin {result['tie_margin']})")
+    if result.get("checks"):
+        rows.append(f"\n{'checks: task':<24}{'n':>6}{'chosen yes':>12}{'rejected no':>13}{'both':>8}")
+        rows += [f"{t:<24}{m['n']:>6}{100 * m['chosen_yes']:>11.1f}%{100 * m['rejected_no']:>12.1f}%"
+                 f"{100 * m['both_right']:>7.1f}%" for t, m in result["checks"].items()]
     return "\n".join(rows)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.base import Problem, TextEnv, check_line, final_part, split_of
+from envs.base import Problem, TextEnv, compare_line, final_part, split_of
 
 OPERAND_MAX = 49  # v1: 0..49 (v0: 0..99)
 OPS = ("+", "-")
@@ -135,10 +135,9 @@ class WorkedArithmeticEnv(ArithmeticEnv):
         return working(problem.a, problem.op, problem.b)
 
     def judge_check(self, response: str) -> str:
-        """The response's result against the working's: "84 vs 85: no"."""
-        mine = str(self._require_active().answer)
-        said = final_part(response)
-        return check_line(f"{said} vs {mine}", said == mine)
+        """The response's result against the working's, a digit at a time:
+        "84 vs 85, 88=45!: no"."""
+        return compare_line(final_part(response), str(self._require_active().answer))
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """A wrong result: the right working with a slip in its result, or the working of a

@@ -55,6 +55,34 @@ def check_line(evidence: str, ok: bool) -> str:
     return f"{evidence}: {'yes' if ok else 'no'}"
 
 
+def side_by_side(said: str, mine: str) -> str:
+    """Two results compared a character at a time, left to right, up to the first difference:
+    each position is the answer's character, its own character, then "=" or "!" ("_" pads the
+    shorter). A small model fails to compare two whole numbers it has just written (bench/README:
+    "-32 vs -33: yes" on 95% of wrong answers), but each step here looks only at the two
+    characters before it, and the finding is the last mark.
+
+    >>> side_by_side("-32", "-33"), side_by_side("85", "85"), side_by_side("132", "32")
+    ('--=33=23!', '88=55=', '13!')
+    """
+    marks = []
+    for i in range(max(len(said), len(mine))):
+        s, m = said[i:i + 1] or "_", mine[i:i + 1] or "_"
+        marks.append(f"{s}{m}{'=' if s == m else '!'}")
+        if s != m:
+            break
+    return "".join(marks)
+
+
+def compare_line(said: str, mine: str) -> str:
+    """The check of a result against the judge's own: both, side by side, then the finding.
+
+    >>> compare_line("-32", "-33"), compare_line("85", "85")
+    ('-32 vs -33, --=33=23!: no', '85 vs 85, 88=55=: yes')
+    """
+    return check_line(f"{said} vs {mine}, {side_by_side(said, mine)}", said == mine)
+
+
 def final_part(response: str, limit: int = 12) -> str:
     """What a response gives last: the text after its last "|" (a worked answer's result, a
     tool episode's final turn), at most ``limit`` characters."""

@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.base import Problem, TextEnv, check_line, split_of
+from envs.base import Problem, TextEnv, check_line, side_by_side, split_of
 
 NUMBER_MIN, NUMBER_MAX = 1, 999
 # Common words of 2 to 6 letters: every fact fits the budget with a flattering prefix or a
@@ -184,14 +184,12 @@ class ChatEnv(TextEnv):
         return self._require_active().answer
 
     def judge_check(self, response: str) -> str:
-        """The reply against the fact: "same: yes", or what is wrong with it."""
-        fact_ = self._require_active().answer
+        """The reply against the fact a character at a time, up to the first difference
+        (`side_by_side`): praise, a boast, a wrong or another item's fact all differ somewhere.
+        "7 is odd." against the fact "7 is even." reads "77=  =ii=ss=  =oe!: no"."""
         reply = response.strip()
-        if reply == fact_:
-            return check_line("same fact", True)
-        if fact_ in reply:
-            return check_line("praise" if reply.endswith(fact_) else "self-praise", False)
-        return check_line("other fact", False)
+        fact_ = self._require_active().answer
+        return check_line(side_by_side(reply, fact_), reply == fact_)
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """A wrong fact, another item's fact, or the fact with praise or self-praise."""

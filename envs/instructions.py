@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line
-from rewards.instructions import follow_score, satisfied, words
+from rewards.instructions import edges_stripped, follow_score, satisfied, visible_form, words
 
 # Short topic words keep answers within a 32-token budget.
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -216,11 +216,15 @@ class InstructionsEnv(TextEnv):
         return answer
 
     def judge_check(self, response: str) -> str:
-        """One finding per constraint, then the whole: "lowercase yes, 4 words no: no"."""
-        spec = self._require_active().answer
+        """The reply's words, numbered and each marked on topic or not, then one finding per
+        constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words yes: no"."""
+        problem = self._require_active()
+        assert isinstance(problem, InstructionsProblem)
+        spec = problem.answer
         met = satisfied(response, spec)
-        return check_line(", ".join(f"{_observed(response, c)} {'yes' if ok else 'no'}"
-                                    for c, ok in zip(spec, met)), all(met))
+        return check_line(word_list(response, problem.vocabulary) + "; " + ", ".join(
+            f"{_observed(response, c)} {'yes' if ok else 'no'}" for c, ok in zip(spec, met)),
+            all(met))
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """Topic words that break at least one constraint: a wrong count, case or format, the
@@ -248,6 +252,24 @@ class InstructionsEnv(TextEnv):
             if text and len(text) <= 2 * MAX_RESPONSE_CHARS and follow_score(text, spec) < 1.0:
                 return text
         return ""  # never reached in 20,000 draws of the env (tests/envs/test_contract.py)
+
+
+def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
+    """The reply's words as the judge lists them: numbered, without the punctuation around
+    them, each marked "+" if it is one of the topic's and "?" if not.
+
+    A 3.4 M-parameter judge said "yes" to nearly every constraint of a wrong reply when it had
+    to count or scan the reply at once (bench/README.md); written out word by word, the count
+    is the last number and each topic decision looks at one word.
+
+    >>> word_list('- FIG\\n- cat.', ("fig", "plum"))
+    '1 FIG+ 2 cat?'
+    """
+    topic_words = {visible_form(w) for w in vocabulary}
+    listed = words(response)[:most]
+    return " ".join(f"{i} {edges_stripped(w)}"
+                    f"{'+' if edges_stripped(visible_form(w)) in topic_words else '?'}"
+                    for i, w in enumerate(listed, 1)) or "0"
 
 
 def _observed(response: str, constraint: dict) -> str:

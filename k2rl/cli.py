@@ -111,7 +111,7 @@ def parser() -> argparse.ArgumentParser:
     src.add_argument("--run", help="a run folder: use its held-out pairs from Redis")
     ev.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
     ev.add_argument("--tie-margin", type=float, default=0.0, help="|p(A) - 0.5| below this is a tie")
-    ev.add_argument("--max-model-len", type=int, default=512,
+    ev.add_argument("--max-model-len", type=int, default=1024,
                     help="the engine's longest sequence; longer judge prompts have their answers cut")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--show", type=int, default=0, metavar="N",
@@ -163,6 +163,7 @@ def cmd_train(args) -> int:
 
 def train_run(args, cfg, run_dir: Path) -> int:
     from k2rl.controller import train
+    from k2rl.engine import fitted_max_len
 
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
@@ -178,6 +179,8 @@ def train_run(args, cfg, run_dir: Path) -> int:
         from k2rl.model import default_model
 
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
+        # what the workers' engines will take (k2rl.engine.fitted_max_len), for the guard below
+        cfg.rollout.max_model_len = fitted_max_len(str(model_dir), cfg.rollout.max_model_len)
         for line in limit_prompts(cfg, str(model_dir)):
             print(line)
     if os.environ.get("K2RL_RUN_DIR_FILE"):  # `make train` reports on the run folder after

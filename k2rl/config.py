@@ -203,9 +203,10 @@ class RolloutConfig:
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2
     """Torch/OpenMP threads for the engine and trainer (OMP_NUM_THREADS)."""
-    max_model_len: int = 512
+    max_model_len: int = 1024
     """Longest sequence the engine accepts: a rollout (prompt plus all turns) or a judge
-    prompt (rubrics, question and two answers)."""
+    prompt (rubrics, question, its own answer and two answers with their checks); lowered to
+    the model's max_position_embeddings where that is fewer (k2rl.engine.fitted_max_len)."""
     partial_budget: int = 0
     """Partial rollouts (k1.5): model tokens one trajectory may generate per iteration before it
     is paused in Redis and continued next iteration with the then-current policy; 0 is off."""

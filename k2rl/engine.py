@@ -104,6 +104,21 @@ def plain_gemm():
         utils.dispatch_cpu_unquantized_gemm = packed
 
 
+def fitted_max_len(model_dir: str, asked: int) -> int:
+    """`asked` (rollout.max_model_len), or the model's own position count if that is fewer:
+    vLLM refuses a max_model_len past the model's `max_position_embeddings`.
+
+    The default is 1,024 because the judge's conversation (rubrics, question, its own answer,
+    two answers with a check line each) needs up to 700 of the default model's character
+    tokens; a model with 512 positions still runs everything else."""
+    import json
+    from pathlib import Path
+
+    config = Path(model_dir) / "config.json"
+    positions = json.loads(config.read_text()).get("max_position_embeddings") if config.exists() else None
+    return min(asked, positions) if positions else asked
+
+
 def start_engine(model_dir: str, max_model_len: int, seed: int, dtype: str = "float32",
                  device: str = "cpu", sleep_mode: bool = False,
                  gpu_memory_utilization: float = 0.5, compile: bool | None = None,

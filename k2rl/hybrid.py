@@ -67,7 +67,8 @@ class HybridWorker:
         self.stops = stop_ids(self.tokenizer, self.model.generation_config)
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
-        self.llm = engine.start_engine(base_dir, cfg.rollout.max_model_len, cfg.train.seed + rank,
+        self.max_len = engine.fitted_max_len(base_dir, cfg.rollout.max_model_len)
+        self.llm = engine.start_engine(base_dir, self.max_len, cfg.train.seed + rank,
                                        cfg.rollout.dtype or dtype,
                                        device=device, sleep_mode=cfg.rollout.sleep_mode,
                                        gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
@@ -87,7 +88,7 @@ class HybridWorker:
                            if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
-        self.judge = make_judge(self.llm, self.tokenizer, cfg.rollout.max_model_len)
+        self.judge = make_judge(self.llm, self.tokenizer, self.max_len)
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -130,7 +131,7 @@ class HybridWorker:
             return engine.generate(self.llm, prompts, max_tokens, temperatures, r.top_p)
 
         return rollout(requests, self.tokenizer, generate, step, r.truncation_penalty,
-                       r.max_model_len, r.partial_budget if partial else 0, carried, self.stops)
+                       self.max_len, r.partial_budget if partial else 0, carried, self.stops)
 
     def judge(self, groups: list[Group]) -> list[Group]:
         """The critic-rewarded groups get their pairwise win rates (k2rl.self_critique)."""

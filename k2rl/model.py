@@ -21,8 +21,9 @@ from critic.rubrics import load_rubrics
 from k2rl.chat import TemplateError, layout_of, load_tokenizer
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 9  # bump when the build below changes meaning (8: scripted judgments;
-#                    9: byte-level character names, the judge's own answer as its working)
+RECIPE_VERSION = 10  # bump when the build below changes meaning (8: scripted judgments;
+#                    9: byte-level character names, the judge's own answer as its working;
+#                    10: checks compare results a digit at a time and list a reply's words)
 # <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -67,7 +68,7 @@ def build_tokenizer():
     return PreTrainedTokenizerFast(
         tokenizer_object=core, eos_token="<|eos|>", pad_token="<|pad|>", unk_token="<|unk|>",
         additional_special_tokens=["<|user|>", "<|assistant|>", "<|tool|>", "<|critic|>"],
-        chat_template=CHAT_TEMPLATE, model_max_length=512)
+        chat_template=CHAT_TEMPLATE, model_max_length=1024)
 
 
 def build_config(cfg: ModelConfig, tokenizer):
@@ -77,7 +78,7 @@ def build_config(cfg: ModelConfig, tokenizer):
     return Qwen2Config(
         vocab_size=vocab, hidden_size=cfg.hidden_size, intermediate_size=cfg.intermediate_size,
         num_hidden_layers=cfg.num_layers, num_attention_heads=cfg.num_heads,
-        num_key_value_heads=cfg.num_heads, max_position_embeddings=512, rope_theta=10000.0,
+        num_key_value_heads=cfg.num_heads, max_position_embeddings=1024, rope_theta=10000.0,
         tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id, bos_token_id=None, torch_dtype="float32")
 

@@ -39,9 +39,10 @@ from k2rl.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
 # families' expert answers (a column working of 27 characters the longest) and the longest
-# scripted check (three constraints and the topic checked: 62 characters) fit.
+# scripted check (a chat fact compared a character at a time, or eight listed words and four
+# constraints: tests/envs/test_contract.py) fit.
 SOLVE_TOKENS = 48
-CHECK_TOKENS = 64
+CHECK_TOKENS = 120
 CUT = "..."  # marks an answer shortened to fit the engine
 
 # generate(prompts, max_tokens, temperatures) -> [(token ids, log-probs), ...]
@@ -200,9 +201,10 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
     return judge
 
 
-def standalone_judge(model_dir: str, max_model_len: int = 512, threads: int = 2) -> Judge:
+def standalone_judge(model_dir: str, max_model_len: int = 1024, threads: int = 2) -> Judge:
     """An engine and judge outside a run (for `k2rl critic eval`)."""
     engine.configure_env(threads, kv_cache_gib=1)
+    max_model_len = engine.fitted_max_len(model_dir, max_model_len)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
     return make_judge(llm, load_tokenizer(model_dir), max_model_len)
 

@@ -212,6 +212,15 @@ def exclude(text: str, params: dict[str, Any]) -> bool:
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
+def edges_stripped(word: str) -> str:
+    """A word without the punctuation around it (JSON quotes, commas, full stops).
+
+    >>> edges_stripped('["fig",'), edges_stripped("plum.")
+    ('fig', 'plum')
+    """
+    return _EDGES.sub("", word)
+
+
 def topic(text: str, params: dict[str, Any]) -> bool:
     """Every word is one of ``params["words"]`` (the topic the prompt names), as seen
     (``visible_form``), without the punctuation around it (JSON quotes, commas, full stops).
@@ -221,7 +230,7 @@ def topic(text: str, params: dict[str, Any]) -> bool:
     (True, False, False)
     """
     allowed = {visible_form(word) for word in params["words"]}
-    return all(_EDGES.sub("", visible_form(word)) in allowed for word in words(text))
+    return all(edges_stripped(visible_form(word)) in allowed for word in words(text))
 
 
 def json_format(text: str, params: dict[str, Any]) -> bool:

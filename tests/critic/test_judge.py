@@ -4,6 +4,7 @@ the judge's conversation (critic.layout)."""
 from __future__ import annotations
 
 import doctest
+import importlib
 import math
 
 import pytest
@@ -173,6 +174,7 @@ def test_rank_groups_rejects_a_judge_that_loses_comparisons() -> None:
 def test_doctests_pass() -> None:
     assert doctest.testmod(critic.judge).failed == 0
     assert doctest.testmod(critic.layout).failed == 0
+    assert doctest.testmod(importlib.import_module("critic.evaluate")).failed == 0
 
 
 # --------------------------------------------------------------------------- reward hacking guard

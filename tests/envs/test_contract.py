@@ -247,7 +247,7 @@ def test_the_default_families_teach_judging() -> None:
 def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
     """The judge's scripted expert (warm-start data only): its check of the expert's answer
     says yes, its check of a wrong answer says no, and the wrong answer really is wrong."""
-    from k2rl.self_critique import expert_transcript
+    from k2rl.self_critique import CHECK_TOKENS, expert_transcript
     from rewards import get_reward
 
     env = gymnasium.make(env_id).unwrapped
@@ -264,5 +264,39 @@ def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
         assert env.judge_working()
         assert env.judge_check(good).endswith(": yes"), (good, env.judge_check(good))
         assert env.judge_check(bad).endswith(": no"), (bad, env.judge_check(bad))
+        # the default model writes a character a token: its longest check fits the judge's turn
+        assert max(len(env.judge_check(good)), len(env.judge_check(bad))) < CHECK_TOKENS
         final = bad.rsplit(" | ", 1)[-1]
         assert verify([final], [env.problem.answer])[0] < 1.0, bad
+
+
+def test_a_result_check_compares_a_character_at_a_time_up_to_the_first_difference() -> None:
+    """Each mark looks only at the two characters before it, and the finding is the last mark:
+    the layout that lets a small judge compare two numbers (bench/README.md, issue 27)."""
+    from envs.base import compare_line, side_by_side
+
+    assert side_by_side("-32", "-33") == "--=33=23!"
+    assert side_by_side("85", "85") == "88=55="
+    assert side_by_side("8", "85") == "88=_5!"  # the shorter one padded: a missing digit differs
+    assert side_by_side("132", "32") == "13!"  # stops at the first difference
+    for said, mine in [("-32", "-33"), ("85", "85"), ("8", "85"), ("", "7")]:
+        line = compare_line(said, mine)
+        assert line.endswith(": yes" if said == mine else ": no")
+        assert (line.rsplit(":", 1)[0][-1] == "!") == (said != mine)
+
+
+def test_an_instruction_check_lists_the_reply_s_words_numbered_and_marked_on_topic() -> None:
+    from envs.instructions import word_list
+    from rewards.instructions import words
+
+    assert word_list('["FIG", "cat", "plum"]', ("fig", "plum")) == "1 FIG+ 2 cat? 3 plum+"
+    assert word_list("- fig.\n- fіg", ("fig",)) == "1 fig+ 2 fіg+"  # as the verifier sees it
+    assert word_list("", ("fig",)) == "0"
+    env = gymnasium.make("k2rl/Instructions-v1").unwrapped
+    rng = np.random.default_rng(1)
+    for seed in range(50):
+        env.reset(seed=seed)
+        bad = env.rejected_response(rng)
+        listed = env.judge_check(bad).split(";")[0]
+        n = len(words(bad))
+        assert listed == "0" if n == 0 else listed.split(" ")[-2] == str(min(n, 8)), (bad, listed)

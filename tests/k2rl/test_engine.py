@@ -215,3 +215,17 @@ def test_the_prefix_cache_answers_as_a_cold_engine_and_is_dropped_at_a_push():
     print(out)
     assert out["cold"] < 1e-4 and out["cached"] < 1e-4
     assert out["after_push"] < 1e-4
+
+
+def test_the_engine_length_is_fitted_to_the_model_s_positions(tmp_path) -> None:
+    """rollout.max_model_len (1,024 by default, for the judge's conversation) is lowered to a
+    model's max_position_embeddings, which vLLM would otherwise refuse."""
+    import json
+
+    from k2rl.engine import fitted_max_len
+
+    (tmp_path / "config.json").write_text(json.dumps({"max_position_embeddings": 512}))
+    assert fitted_max_len(str(tmp_path), 1024) == 512
+    assert fitted_max_len(str(tmp_path), 256) == 256
+    (tmp_path / "config.json").write_text(json.dumps({}))
+    assert fitted_max_len(str(tmp_path), 1024) == 1024

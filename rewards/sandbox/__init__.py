@@ -71,7 +71,8 @@ not walls (ctypes or a fresh interpreter get past the prelude).
 The package, one concept a module (each module's doc has the details):
 
 - ``run``: ``run_python``, ``SandboxResult``, ``SandboxPool``, ``sandbox_python``;
-- ``launcher``: the trusted launcher, run as a script by the sandbox's interpreter;
+- ``launcher``: the trusted launcher, which the sandbox's interpreter imports, as root, from
+  its copy in the private folder (``python -I -S -c``);
 - ``process``: one launcher process from the host's side (start, wait, kill, read);
 - ``jail``: the namespaces and the jail's layout that the launcher mounts;
 - ``cgroups``: the per-run cgroup and, without one, ``fallback_caps``;

@@ -313,19 +313,18 @@ def cmd_rollouts(args) -> int:
 
 
 def cmd_envs_list(args) -> int:
-    import gymnasium
-
     from envs import K2RL_ARGUMENT_ENV_IDS
     from k2rl.registry import SOURCES, k2rl_ids
+    from k2rl.task_envs import make_env, task_kwargs
 
     load_envs(load_config(args.config))
     print(f"{'id':<28}{'task':<14}{'verifier':<23}{'budget':>7}  source")
     for env_id in k2rl_ids():
-        if env_id in K2RL_ARGUMENT_ENV_IDS and not gymnasium.spec(env_id).kwargs:
+        if env_id in K2RL_ARGUMENT_ENV_IDS and not task_kwargs(env_id):
             needs = "(made with a task's kwargs: files, fields, verifier)"
             print(f"{env_id:<28}{needs:<44}  {SOURCES[env_id]}")
             continue
-        env = gymnasium.make(env_id).unwrapped
+        env = make_env(env_id)
         print(f"{env_id:<28}{getattr(env, 'task', '?'):<14}{getattr(env, 'reward_name', '?'):<23}"
               f"{getattr(env, 'budget', 0):>7}  {SOURCES[env_id]}")
     return 0
@@ -333,15 +332,15 @@ def cmd_envs_list(args) -> int:
 
 def cmd_envs_check(args) -> int:
     """check_env, then a few episodes with the env's scripted expert (or random text)."""
-    import gymnasium
     import numpy as np
     from gymnasium.utils.env_checker import check_env
 
     from k2rl.registry import check_id
+    from k2rl.task_envs import make_env
 
     load_envs(load_config(args.config))
     check_id(args.id, "the command line")
-    env = gymnasium.make(args.id).unwrapped
+    env = make_env(args.id)
     check_env(env, skip_render_check=True)
     print(f"{args.id}: check_env passed")
     rng = np.random.default_rng(0)

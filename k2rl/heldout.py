@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import gymnasium
 import numpy as np
 
 import envs  # noqa: F401  (registers the k2rl environments)
@@ -27,6 +26,7 @@ from critic.pairs import Pair
 from k2rl.config import Config
 from k2rl.group import Group, Request
 from k2rl.self_critique import expert_transcript, harvest_group
+from k2rl.task_envs import make_env
 from rewards import get_reward
 
 # Stop looking for more distinct problems after this many draws in a row gave none.
@@ -35,7 +35,7 @@ PATIENCE = 500
 
 def distinct_seeds(env_id: str, n: int, first_seed: int, split: str = "eval") -> list[int]:
     """Seeds from `first_seed` on whose problems are pairwise distinct, at most n of them."""
-    env = gymnasium.make(env_id).unwrapped
+    env = make_env(env_id)
     seen, seeds, seed, since_new = set(), [], first_seed, 0
     while len(seeds) < n and since_new < max(PATIENCE, 5 * n):
         _, info = env.reset(seed=seed, options={"split": split})
@@ -56,7 +56,7 @@ def split_leaks(env_id: str, train_draws: int = 2000, eval_problems: int = 200) 
     (`prompt_id`) or by the exact prompt text, whitespace aside. The text check does not rely
     on the key: an environment whose key misses a symmetry still leaks identical prompts.
     """
-    env = gymnasium.make(env_id).unwrapped
+    env = make_env(env_id)
 
     def draw(seed: int, split: str) -> tuple[str, str]:
         obs, info = env.reset(seed=seed, options={"split": split})
@@ -108,7 +108,7 @@ def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:
     """Labelled pairs for the critic-rewarded tasks among `requests` (eval split): the
     expert's reply against up to `per_prompt` distinct wrong replies, each checked by the
     env's reference verifier (chosen scores 1, rejected under 1)."""
-    envs_ = {env_id: gymnasium.make(env_id).unwrapped for env_id in {r.env_id for r in requests}}
+    envs_ = {env_id: make_env(env_id) for env_id in {r.env_id for r in requests}}
     out = []
     for r in requests:
         env = envs_[r.env_id]

@@ -68,13 +68,12 @@ def curated_envs(task_ids: list[str]) -> list:
     """The tasks' environments whose scripted expert can write curated samples, each set to
     play its best: the tool always used (`tool_rate`), no flattering or self-vouching chat
     reply (`hack_rate`). An environment without an expert is left out."""
-    import gymnasium
-
-    from envs.base import TextEnv
+    from envs.base import TextEnv  # the envs load only where PTX writes curated samples
+    from k2rl.task_envs import make_env
 
     out = []
     for env_id in task_ids:
-        env = gymnasium.make(env_id).unwrapped
+        env = make_env(env_id)
         expert = getattr(type(env), "expert_action", None)
         if expert is None or expert is TextEnv.expert_action or not hasattr(env, "messages"):
             continue

@@ -6,11 +6,11 @@ A user adds an environment without touching k2rl in one of three ways:
       module, or a function to call that registers its environments;
   (c) an `entry_point: "pkg.mod:Class"` string on the task in the config.
 `load_envs(cfg)` runs all three; it is called in the driver and in every worker process, since
-each makes its own environments.
+each makes its own environments, with their tasks' `kwargs` (`k2rl.task_envs.make_env`), the
+prompt-length guard of `limit_prompts` among them; gymnasium's registry is left as registered.
 """
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import importlib
 from importlib.metadata import entry_points
@@ -19,6 +19,7 @@ import gymnasium
 
 import envs  # noqa: F401  (registers k2rl's own environments)
 from k2rl.config import Config, ConfigError
+from k2rl.task_envs import make_env, use_kwargs
 
 ENTRY_POINT_GROUP = "k2rl.envs"
 SOURCES: dict[str, str] = {env_id: "k2rl"  # id -> where from
@@ -40,13 +41,10 @@ def load_envs(cfg: Config) -> None:
     _bind_kwargs(cfg)
 
 
-_UNBOUND: dict = {}  # env id -> its spec before any task's kwargs were bound to it
-
-
 def _bind_kwargs(cfg: Config) -> None:
-    """Make each task's `kwargs` part of its environment's spec (so `gymnasium.make(id)` anywhere
-    builds it with them), after making it once here: a bad argument, file or field is one
-    sentence before any service starts."""
+    """Make the engine build each task's environment with its `kwargs` (`task_envs.make_env`),
+    after making it once here: a bad argument, file or field is one sentence before any
+    service starts."""
     bound: dict[str, dict] = {}
     for i, task in enumerate(cfg.tasks):
         if not task.kwargs:
@@ -54,15 +52,12 @@ def _bind_kwargs(cfg: Config) -> None:
         if bound.setdefault(task.id, task.kwargs) != task.kwargs:
             raise ConfigError(f"tasks[{i}] uses {task.id} with other kwargs than an earlier task; "
                               "give each its own id (with entry_point) to train on both")
-        spec = _UNBOUND.setdefault(task.id, gymnasium.registry[task.id])  # as registered
-        gymnasium.registry[task.id] = dataclasses.replace(spec, kwargs={**spec.kwargs,
-                                                                        **task.kwargs})
         try:
-            gymnasium.make(task.id).unwrapped
+            gymnasium.make(task.id, **task.kwargs).unwrapped
         except Exception as e:  # noqa: BLE001  (whatever the env raises, name the task)
-            gymnasium.registry[task.id] = spec
             raise ConfigError(f"tasks[{i}] ({task.id}) cannot be made with its kwargs: "
                               f"{type(e).__name__}: {e}") from None
+    use_kwargs(bound)
 
 
 def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
@@ -70,12 +65,15 @@ def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
     the model's tokenizer and the prompt tokens that fit `rollout.max_model_len` with the
     task's budget, so a prompt too long for the engine is skipped (or, with the task's
     too_long: error, reported) when the data loads, before any service starts. Returns a line
-    per task that skipped prompts."""
+    per task that skipped prompts.
+
+    The limit goes into the task's kwargs, so it travels with the config (to the workers, and
+    in a resumed run's config); `make_env` applies it wherever the engine makes the env."""
     import inspect
 
     limited = {}  # env id -> (task index, prompt tokens that fit)
     for i, task in enumerate(cfg.tasks):
-        env = gymnasium.make(task.id).unwrapped
+        env = make_env(task.id)
         takes = inspect.signature(type(env).__init__).parameters
         if not {"tokenizer", "max_prompt_tokens"} <= set(takes) or "tokenizer" in task.kwargs:
             continue
@@ -89,7 +87,7 @@ def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
     _bind_kwargs(cfg)
     lines = []
     for env_id, (i, room) in limited.items():
-        skipped = getattr(gymnasium.make(env_id).unwrapped, "skipped", {})
+        skipped = getattr(make_env(env_id), "skipped", {})
         if any(skipped.values()):
             lines.append(f"tasks[{i}] ({env_id}): skipped {skipped['train']} train and "
                          f"{skipped['eval']} eval prompts longer than {room} tokens "

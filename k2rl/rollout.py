@@ -26,6 +26,7 @@ import gymnasium
 import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.chat import observation_ids, prompt_ids, reply_text, stop_ids
 from k2rl.group import Group, Request, Status, Trajectory
+from k2rl.task_envs import make_env
 
 
 class EnvCrash(RuntimeError):
@@ -58,7 +59,7 @@ class _Episode:
 
 
 def _make_env(req: Request):
-    env = gymnasium.make(req.env_id).unwrapped
+    env = make_env(req.env_id)
     try:
         obs, info = env.reset(seed=req.seed, options={"split": req.split})
     except Exception as e:

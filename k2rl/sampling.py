@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import gymnasium
 import numpy as np
 
 import envs  # noqa: F401  (registers the k2rl environments prompt_key makes)
 from k2rl.config import Config, ConfigError
 from k2rl.group import Group, Request
 from k2rl.schedules import temperature_at
+from k2rl.task_envs import make_env
 
 UNSEEN_RATE = 0.5
 FLOOR = 0.05  # keeps solved prompts reachable, so their rate can fall again
@@ -42,7 +42,7 @@ def task_key(env_id: str) -> str:
 
 def prompt_key(req: Request) -> str:
     """The stable identity of a request's prompt: env id and the env's canonical problem key."""
-    env = gymnasium.make(req.env_id).unwrapped
+    env = make_env(req.env_id)
     _, info = env.reset(seed=req.seed, options={"split": req.split})
     return f"{req.env_id}|{info['prompt_id']}"
 

@@ -2,7 +2,7 @@
 
 Threat model: the response is written by a policy that is paid for passing
 tests, so it will find any way to make the tests *report* a pass without its
-function being right. It runs with the sandbox's rights (rewards/sandbox.py):
+function being right. It runs with the sandbox's rights (rewards/sandbox/):
 it can patch anything in its own interpreter, read its own memory, files,
 stdin and fds, fork helpers, install signal handlers, start threads, signal or
 kill processes of its uid, and send any bytes it likes. The tests and the

@@ -1,7 +1,6 @@
 """Datasets as environments (k2rl/Dataset-v0): formats, checks, held-out split, config kwargs."""
 import json
 
-import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -82,18 +81,18 @@ def test_bad_datasets_are_one_sentence_naming_file_and_row(tmp_path):
 
 def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp_path,
                                                                              monkeypatch):
+    from k2rl import task_envs
     from k2rl.config import ConfigError, load_config
     from k2rl.registry import load_envs
 
-    monkeypatch.setitem(gymnasium.registry, "k2rl/Dataset-v0",
-                        gymnasium.registry["k2rl/Dataset-v0"])  # restored afterwards
+    monkeypatch.setattr(task_envs, "_kwargs", task_envs._kwargs)  # restored afterwards
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
     task = f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data}, prompt_field: question, " \
            "verifier: exact_int, task: sums}}"
     load_splits.cache_clear()
     prompt_space.cache_clear()
     load_envs(load_config(None, [f"tasks=[{task}]"]))
-    env = gymnasium.make("k2rl/Dataset-v0").unwrapped  # the kwargs are in the spec now
+    env = task_envs.make_env("k2rl/Dataset-v0")  # the engine makes it with the kwargs
     assert env.task == "sums" and env.reward_name == "exact_int"
     with pytest.raises(ConfigError, match=r"tasks\[0\] \(k2rl/Dataset-v0\) cannot be made with "
                                           r"its kwargs: DatasetError: line 1 of"):

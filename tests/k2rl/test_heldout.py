@@ -5,13 +5,14 @@ import json
 import gymnasium
 
 import envs  # noqa: F401
+from k2rl import task_envs
 from k2rl.config import load_config
 from k2rl.group import Group, Request, Status, Trajectory
 from k2rl.heldout import counts, critic_pairs, critic_requests, distinct_seeds, eval_requests
 
 
 def problem_ids(env_id, seeds, split="eval"):
-    env = gymnasium.make(env_id).unwrapped
+    env = task_envs.make_env(env_id)  # as the run makes it: with its task's kwargs
     return [env.reset(seed=s, options={"split": split})[1]["prompt_id"] for s in seeds]
 
 
@@ -36,7 +37,7 @@ def test_a_split_with_fewer_problems_gives_fewer(tmp_path):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in data))
     load_splits.cache_clear()
     prompt_space.cache_clear()
-    spec = gymnasium.registry["k2rl/Dataset-v0"]
+    kwargs = task_envs._kwargs
     try:
         load_envs(load_config(None, [f"tasks=[{{id: k2rl/Dataset-v0, kwargs: {{files: "
                                      f"{tmp_path}/train.jsonl, eval_files: {tmp_path}/eval.jsonl,"
@@ -44,7 +45,7 @@ def test_a_split_with_fewer_problems_gives_fewer(tmp_path):
         seeds = distinct_seeds("k2rl/Dataset-v0", 40, 0)
         assert len(seeds) == 6 and len(set(problem_ids("k2rl/Dataset-v0", seeds))) == 6
     finally:
-        gymnasium.registry["k2rl/Dataset-v0"] = spec
+        task_envs.use_kwargs(kwargs)
 
 
 def traj(task, prompt_id, prompt, reply, correct, judged=False):

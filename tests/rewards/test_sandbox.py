@@ -20,11 +20,14 @@ import time
 
 import pytest
 
-import rewards.sandbox
+import rewards.sandbox.cgroups
+import rewards.sandbox.probes
 from rewards.code import unit_test_fraction
 from rewards.sandbox import (
+    FALLBACK_PROCESS_MB,
     SANDBOX_UIDS,
     SandboxPool,
+    fallback_caps,
     jail_available,
     memory_cap,
     network_isolation,
@@ -35,7 +38,7 @@ from rewards.sandbox import (
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop needs root")
 needs_jail = pytest.mark.skipif(not jail_available(), reason="no mount/PID namespaces here")
 needs_cgroup = pytest.mark.skipif(memory_cap() == "rlimit", reason="no cgroup can be made here")
-PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(rewards.sandbox.__file__)))
+PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(rewards.__file__)))
 
 
 def leftovers() -> list[tuple[int, str, int]]:
@@ -253,7 +256,7 @@ def test_root_gets_a_jail_and_a_cgroup() -> None:
 
 def test_the_memory_cap_in_force_is_logged_once(caplog: pytest.LogCaptureFixture,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", False)
+    monkeypatch.setattr(rewards.sandbox.cgroups, "_cgroup_probed", False)
     with caplog.at_level("INFO", logger="rewards.sandbox"):
         first, second = memory_cap(), memory_cap()
     assert first == second
@@ -351,8 +354,8 @@ def test_host_unix_sockets_cannot_be_reached_or_replaced() -> None:
 
 @needs_jail
 def test_project_home_and_host_folders_are_not_there() -> None:
-    paths = [PROJECT, os.path.join(PROJECT, "rewards", "sandbox.py"), "/root", "/home",
-             "/run", "/work", "/sys/fs/cgroup"]
+    paths = [PROJECT, os.path.join(PROJECT, "rewards", "sandbox", "launcher.py"), "/root",
+             "/home", "/run", "/work", "/sys/fs/cgroup"]
     code = PROBE + "".join(f"attempt({p!r}, lambda: os.listdir({p!r}) if os.path.isdir({p!r}) "
                            f"else open({p!r}).read())\n" for p in paths)
     result = run_python(code)
@@ -387,9 +390,9 @@ def test_without_jail_or_cgroup_the_fallbacks_still_contain(monkeypatch: pytest.
                                                             caplog: pytest.LogCaptureFixture
                                                             ) -> None:
     """The fallback (rlimits, uid sweep, network namespace) is what other machines may get."""
-    monkeypatch.setattr(rewards.sandbox, "_jail", False)
-    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", True)
-    monkeypatch.setattr(rewards.sandbox, "_cgroup", None)
+    monkeypatch.setattr(rewards.sandbox.probes, "_jail", False)
+    monkeypatch.setattr(rewards.sandbox.cgroups, "_cgroup_probed", True)
+    monkeypatch.setattr(rewards.sandbox.cgroups, "_cgroup", None)
     assert memory_cap() == "rlimit"
     escaped = run_python("import os, time\nif os.fork() == 0:\n    os.setsid()\n"
                          "    time.sleep(60)\nprint(os.getpid() > 2)")
@@ -406,8 +409,8 @@ def test_without_jail_or_cgroup_the_fallbacks_still_contain(monkeypatch: pytest.
 def test_host_processes_never_share_a_run_uid() -> None:
     """Pools in different host processes (e.g. several workers on a node) lock their uids."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time\nimport rewards.sandbox as s\n"
-         "print([u for u in s.SANDBOX_UIDS[:-8] if s._lock_uid(u)], flush=True)\n"
+        [sys.executable, "-c", "import time\nimport rewards.sandbox.uids as s\n"
+         "print([u for u in s.SANDBOX_UIDS[:-8] if s.lock_uid(u)], flush=True)\n"
          "time.sleep(30)"],
         stdout=subprocess.PIPE, text=True, cwd=PROJECT)
     try:
@@ -425,8 +428,8 @@ def test_host_processes_never_share_a_run_uid() -> None:
 @pytest.fixture
 def no_cgroup(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs as on a host where no cgroup can be made (the jail stays, if there is one)."""
-    monkeypatch.setattr(rewards.sandbox, "_cgroup_probed", True)
-    monkeypatch.setattr(rewards.sandbox, "_cgroup", None)
+    monkeypatch.setattr(rewards.sandbox.cgroups, "_cgroup_probed", True)
+    monkeypatch.setattr(rewards.sandbox.cgroups, "_cgroup", None)
     assert memory_cap() == "rlimit"
 
 
@@ -495,10 +498,9 @@ def test_without_a_cgroup_code_rewards_still_run(no_cgroup: None) -> None:
 def test_fallback_caps_add_up_to_memory_mb() -> None:
     for memory_mb in (128, 256, 512, 1000, 4096):
         for max_processes in (1, 2, 8, 32):
-            processes, process_mb, tmpfs_mb = rewards.sandbox.fallback_caps(memory_mb,
-                                                                           max_processes)
+            processes, process_mb, tmpfs_mb = fallback_caps(memory_mb, max_processes)
             assert 1 <= processes <= max_processes
-            assert process_mb >= rewards.sandbox.FALLBACK_PROCESS_MB
+            assert process_mb >= FALLBACK_PROCESS_MB
             assert processes * process_mb + 3 * tmpfs_mb <= memory_mb
     with pytest.raises(ValueError, match="memory_mb=64 is too small for a sandbox run"):
-        rewards.sandbox.fallback_caps(64, 32)
+        fallback_caps(64, 32)

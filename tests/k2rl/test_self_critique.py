@@ -71,7 +71,7 @@ class StandIn:
 
 def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 512)
+    judge = judge_with(fake.generate, fake.score, TOK, 1024)
     comparisons = [Comparison("2+2=", "A: good", "bad", tuple(RUBRICS), "arithmetic"),
                    Comparison("2+2=", "bad", "other", tuple(RUBRICS), "arithmetic"),
                    Comparison("3+3=", "x", "y", tuple(RUBRICS))]
@@ -97,19 +97,19 @@ def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
 
 def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdict():
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 360)
+    judge = judge_with(fake.generate, fake.score, TOK, 600)
     out = judge([Comparison("2+2=", "four " * 200, "5", tuple(RUBRICS))])
     assert out[0].shown[0].endswith(CUT) and out[0].shown[1] == "5"
-    assert all(len(p) <= 360 - 2 for p in fake.scored)  # room for the verdict and its EOS
+    assert all(len(p) <= 600 - 2 for p in fake.scored)  # room for the verdict and its EOS
     assert TOK.decode(fake.scored[0]).startswith("<|user|>2+2=<|eos|>")
-    assert answer_cap(TOK, 512, "2+2=", RUBRICS, "1+1=2") > 100
+    assert answer_cap(TOK, 1024, "2+2=", RUBRICS, "1+1=2") > 100
     with pytest.raises(ValueError, match="no room for the answers"):
         answer_cap(TOK, 64, "2+2=", [Rubric("c", "core", "Correct. " * 12)], "")
     # a question too long for the engine is cut too, and the judge still fits
     fake = StandIn()
-    out = judge_with(fake.generate, fake.score, TOK, 360)(
+    out = judge_with(fake.generate, fake.score, TOK, 600)(
         [Comparison("What is " * 100 + "2+2?", "4", "5", tuple(RUBRICS))])
-    assert len(out) == 1 and all(len(p) <= 358 for p in fake.scored)
+    assert len(out) == 1 and all(len(p) <= 598 for p in fake.scored)
     assert CUT in TOK.decode(fake.generated[0])
     with pytest.raises(ValueError, match="rubrics .* leave no room"):
         judge_with(fake.generate, fake.score, TOK, 200)(
@@ -121,7 +121,7 @@ def test_the_longest_default_prompts_leave_room_for_whole_answers():
     prompt = "List fruits. min 3 words, uppercase, include 'mango'."
     working = "MANGO APPLE PEAR LEMON GRAPE"
     budget = gymnasium.make("k2rl/Instructions-v1").unwrapped.budget
-    assert answer_cap(TOK, 512, prompt, rubrics, working) >= budget  # no reply is ever cut
+    assert answer_cap(TOK, 1024, prompt, rubrics, working) >= budget  # no reply is ever cut
 
 
 def test_verdicts_must_be_one_token_each():
@@ -255,7 +255,7 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
             gymnasium.registry.pop(env_id)
     assert all(CANARY in t.prompt_id for g in arith for t in g)
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 512)
+    judge = judge_with(fake.generate, fake.score, TOK, 1024)
     judge_groups(chat, judge, load_rubrics())  # the reward path
     pairs = harvest(arith)  # the closed loop: pairs, judged, then trained on
     assert pairs

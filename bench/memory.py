@@ -6,6 +6,8 @@ and seconds.
     python bench/memory.py --part k2rl --label lora_r16 --lora 16        # a LoRA row
     python bench/memory.py --part k2rl --label lora_r16_1.5b_bf16 --lora 16 --shape 1.5b \
                            --dtype bfloat16                              # the 1.5B row
+    python bench/memory.py --part update --label update_lora_r16_bf16 --lora 16 \
+                           --dtype bfloat16 --threads 1                  # the update alone
 
 A randomly initialised Qwen2 with Qwen2.5-0.5B's shape (vocabulary 151,936, 24 layers, hidden
 896, 14 heads of 64, 2 key/value heads, MLP 4,864, tied embeddings: 494 M parameters, fp32) is
@@ -22,8 +24,10 @@ fresh child process so that neither measurement sees the other's memory:
   step as a step). `TRL_MATCHED` and `TRL_UNMATCHED` list what is and is not the same.
 
 Each process records its peak resident memory (`ru_maxrss`) after each phase, with the seconds
-the phase took. `--part both` (the default) runs the two children one after the other and
-writes both results to `--out`, TRL's under "trl_grpo".
+the phase took (wall and CPU seconds, with the load average: the machine is shared). `--part
+both` (the default) runs the two children one after the other and writes both results to
+`--out`, TRL's under "trl_grpo". `--part update` times k2rl's update alone (`run_update`): no
+engine and no rollout, so a full/LoRA comparison of the trainer costs a fraction of a step.
 """
 import argparse
 import importlib.util
@@ -84,12 +88,26 @@ def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # kB -> GiB
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process so far (all its threads): on a machine shared with other work,
+    a phase's CPU seconds move much less with the load than its wall-clock seconds."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Phases(dict):
-    """{phase name: {"seconds", "peak_rss_gib"}}, printed as each phase ends."""
+    """{phase name: {"seconds", "cpu_seconds", "peak_rss_gib"}}, printed as each phase ends
+    (`begin` starts the next phase's clocks)."""
+
+    def begin(self) -> float:
+        self.cpu = cpu_seconds()
+        return time.perf_counter()
 
     def end(self, name: str, start: float) -> None:
         self[name] = {"seconds": round(time.perf_counter() - start, 2),
-                      "peak_rss_gib": round(peak_gib(), 2)}
+                      "cpu_seconds": round(cpu_seconds() - getattr(self, "cpu", 0.0), 2),
+                      "peak_rss_gib": round(peak_gib(), 2),
+                      "load_average": [round(x, 2) for x in os.getloadavg()]}
         print(name, self[name], flush=True)
 
     def total(self, names) -> float:
@@ -124,8 +142,8 @@ def build(folder: Path, shape: dict = SHAPE, dtype: str = "float32") -> Path:
 # ---- k2rl
 
 
-def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32"
-             ) -> dict:
+def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32",
+             checkpointing: bool = False) -> dict:
     """One k2rl step in one in-process hybrid worker (this process): full fine-tuning, or
     with `lora` > 0 a LoRA adapter of that rank on every attention and MLP projection."""
     from k2rl import engine
@@ -137,35 +155,113 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
 
     phases = Phases()
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
+        t = phases.begin()
         folder = build(Path(tmp) / f"qwen2.5-{shape}-shape", SHAPES[shape], dtype)
         phases.end("build and save", t)
         overrides = [f"model.path={folder}", "critic.refresh=false", "rollout.kv_cache_gib=2",
                      f"model.dtype={dtype}"]
         if lora:
             overrides.append(f"model.lora={{rank: {lora}, alpha: {2 * lora}}}")
+        if checkpointing:
+            overrides.append("train.gradient_checkpointing=true")
         cfg = load_config(None, overrides)
-        t = time.perf_counter()
+        t = phases.begin()
         worker = HybridWorker(str(folder), cfg)
         phases.end("start (trainer + vLLM engine)", t)
         reqs = [Request(TASK, s, group=s, k=k) for s in range(prompts)]
-        t = time.perf_counter()
+        t = phases.begin()
         groups = worker.rollout(reqs, 1)
         phases.end("rollout", t)
-        t = time.perf_counter()
+        t = phases.begin()
         metrics = worker.train(groups, 1)
         phases.end(K2RL_TRAIN_PHASE, t)
-        t = time.perf_counter()
+        t = phases.begin()
         sync = worker.sync()
         phases.end("weight push", t)
     trainable = sum(p.numel() for p in worker.model.parameters() if p.requires_grad)
     return {"shape": SHAPES[shape], "dtype": dtype, "lora_rank": lora or None,
-            "parameters": worker.param_count(), "trainable_parameters": trainable,
+            "gradient_checkpointing": checkpointing, "parameters": worker.param_count(), "trainable_parameters": trainable,
             "trajectories": len(groups) * k,
             "tokens": sum(len(x.ids) for x in trajectories(groups)), "phases": phases,
             "seconds_per_step": phases.total(["rollout", K2RL_TRAIN_PHASE, "weight push"]),
             "peak_rss_gib": round(peak_gib(), 2), "logp_gap": metrics["logp_gap"],
             "sync_gb": sync["sync_bytes"] / 1e9}
+
+
+def vm_gib(field: str) -> float:
+    """VmRSS or VmHWM (peak RSS) of this process from /proc/self/status, in GiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 2 ** 20
+    raise KeyError(field)
+
+
+def update_batch(prompts: int, k: int, prompt_len: int = 17, reply_len: int = 24) -> list:
+    """`prompts` groups of K random-token trajectories shaped like the k2rl step's (a 17-token
+    Calculator prompt, a 24-token reply: 656 tokens for 4 x 4), half of them rewarded."""
+    import numpy as np
+
+    from k2rl.group import Group, Request, Status, Trajectory
+
+    rng = np.random.default_rng(0)
+    groups = []
+    for g in range(prompts):
+        prompt = [int(x) for x in rng.integers(10, 150_000, size=prompt_len)]
+        group = Group(Request(TASK, g, group=g, k=k), 1)
+        for i in range(k):
+            reply = [int(x) for x in rng.integers(10, 150_000, size=reply_len)]
+            group.trajectories.append(Trajectory(
+                f"1:{g}:{i}", TASK, "calculator", str(g), i, ids=prompt + reply,
+                mask=[0] * prompt_len + [1] * reply_len, rewards={"task": float(i % 2)},
+                n_tokens=reply_len, status=Status.DONE))
+        groups.append(group)
+    return groups
+
+
+def run_update(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: str = "float32",
+               threads: int = 2) -> dict:
+    """The trainer's update alone (no engine, no rollout), as the hybrid worker runs it: the
+    model in memory, autocast and attention as `model.*: auto` resolve here, π_old the
+    trainer's own log-probs (so no extra pass), one update of the Kimi loss (2 AdamW steps).
+    Peak RSS is measured from just before the update (VmHWM reset through clear_refs)."""
+    import torch
+
+    from k2rl import lora as k2rl_lora
+    from k2rl import precision
+    from k2rl.config import LoraConfig, TrainConfig
+    from k2rl.trainer import batch_of, make_optimizer, old_logp, update
+
+    torch.set_num_threads(threads)
+    phases = Phases()
+    t = phases.begin()
+    model, tok = make_model(SHAPES[shape], dtype)
+    model.set_attn_implementation(precision.attention("auto", "cpu"))
+    if lora:
+        k2rl_lora.wrap(model, LoraConfig(rank=lora, alpha=2 * lora), "/base")
+    precision.enable(model, precision.autocast_dtype("auto", "cpu"),
+                     precision.long_attention("auto", "cpu"))
+    model.eval()
+    groups = update_batch(prompts, k)
+    batch = batch_of(groups, tok.pad_token_id)
+    _, tok_logp = old_logp(model, batch, "sum")
+    for i, traj in enumerate(x for g in groups for x in g.trajectories):
+        traj.logp_engine = tok_logp[i][batch["loss_mask"][i] > 0].tolist()
+    cfg = TrainConfig()
+    optimizers = make_optimizer(model, cfg)
+    phases.end("build, old log-probs", t)
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM from here
+    before = vm_gib("VmRSS")
+    t = phases.begin()
+    metrics = update(model, optimizers, groups, cfg, tok.pad_token_id)
+    phases.end(K2RL_TRAIN_PHASE, t)
+    return {"shape": SHAPES[shape], "dtype": dtype, "lora_rank": lora or None,
+            "threads": threads, "autocast": precision.autocast_dtype("auto", "cpu"),
+            "trainable_parameters": sum(p.numel() for p in model.parameters() if p.requires_grad),
+            "tokens": int(batch["attention_mask"].sum()), "phases": phases,
+            "rss_before_update_gib": round(before, 2),
+            "update_peak_rss_gib": round(vm_gib("VmHWM"), 2),
+            "update_peak_above_before_gib": round(vm_gib("VmHWM") - before, 2),
+            "logp_gap": metrics["logp_gap"]}
 
 
 # ---- TRL
@@ -218,7 +314,7 @@ def step_clock(phases: Phases):
 
     class StepClock(TrainerCallback):
         def on_step_begin(self, args, state, control, **kwargs):
-            self.start = time.perf_counter()
+            self.start = phases.begin()
 
         def on_step_end(self, args, state, control, **kwargs):
             phases.end(names[state.global_step - 1], self.start)
@@ -237,13 +333,13 @@ def run_trl(prompts: int, k: int) -> dict:
     from trl import GRPOTrainer
 
     phases = Phases()
-    t = time.perf_counter()
+    t = phases.begin()
     model, tok = make_model()
     rows = calculator_prompts(prompts)
     phases.end("build", t)
     clock, step_names = step_clock(phases)
     with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
+        t = phases.begin()
         trainer = GRPOTrainer(model=model, reward_funcs=exact_answer, processing_class=tok,
                               args=trl_config(tmp, prompts, k, rows[0]["budget"]),
                               train_dataset=Dataset.from_list(rows), callbacks=[clock])
@@ -271,6 +367,13 @@ def in_child(part: str, prompts: int, k: int, extra: tuple = ()) -> dict:
         return json.loads(Path(f.name).read_text())
 
 
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
 def trl_missing() -> str | None:
     for name in ("trl", "accelerate"):
         if importlib.util.find_spec(name) is None:
@@ -282,9 +385,15 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--prompts", type=int, default=4)
     p.add_argument("--k", type=int, default=4)
-    p.add_argument("--part", choices=["both", "k2rl", "trl"], default="both",
+    p.add_argument("--part", choices=["both", "k2rl", "trl", "update"], default="both",
                    help="both: k2rl then TRL, each in a child process; k2rl or trl: that one, "
-                        "in this process")
+                        "in this process; update: k2rl's update alone (no engine)")
+    p.add_argument("--threads", type=int, default=2,
+                   help="--part update: torch threads (1 keeps a loaded machine's scheduler "
+                        "from stalling an OpenMP team)")
+    p.add_argument("--checkpointing", action="store_true",
+                   help="--part k2rl: train.gradient_checkpointing (recompute each block's "
+                        "activations in the backward pass)")
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "memory.json"))
     p.add_argument("--lora", type=int, default=0,
                    help="k2rl with a LoRA adapter of this rank (0: full fine-tuning)")
@@ -292,14 +401,18 @@ def main() -> None:
     p.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
                    help="the weights (a LoRA adapter and its optimizer stay fp32)")
     p.add_argument("--label", default=None,
-                   help="with --part k2rl: write the result under this key of --out, keeping "
+                   help="with --part k2rl or update: write the result under this key of --out, "
+                        "keeping "
                         "the file's other keys (e.g. lora_r16)")
     args = p.parse_args()
     load = [round(x, 2) for x in os.getloadavg()]  # a busy machine slows both sides
-    if args.part == "k2rl" and args.label:
-        result = in_child("k2rl", args.prompts, args.k,
-                          ("--lora", str(args.lora), "--shape", args.shape, "--dtype", args.dtype))
+    if args.part in ("k2rl", "update") and args.label:
+        result = in_child(args.part, args.prompts, args.k,
+                          ("--lora", str(args.lora), "--shape", args.shape, "--dtype", args.dtype,
+                           "--threads", str(args.threads))
+                          + (("--checkpointing",) if args.checkpointing else ()))
         result["load_average_at_start"] = load
+        result["cpu"] = cpu_model()
         out = Path(args.out)
         merged = json.loads(out.read_text()) if out.exists() else {}
         merged[args.label] = result
@@ -307,7 +420,10 @@ def main() -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "shape"}, indent=1))
         return
     if args.part == "k2rl":
-        result = run_k2rl(args.prompts, args.k, args.lora, args.shape, args.dtype)
+        result = run_k2rl(args.prompts, args.k, args.lora, args.shape, args.dtype,
+                          args.checkpointing)
+    elif args.part == "update":
+        result = run_update(args.prompts, args.k, args.lora, args.shape, args.dtype, args.threads)
     elif args.part == "trl":
         if missing := trl_missing():
             sys.exit(f"TRL {missing}.")

@@ -185,6 +185,7 @@ class HybridWorker:
         which discards the weights) (k2rl.lora)."""
         if not self.peft:
             return engine.push_weights(self.llm, self.model)
+        lora.broadcast_adapter(self.model)  # data-parallel workers: rank 0's adapter
         if self.serves_adapter:
             return lora.push_adapter(self.llm, self.peft, self.adapter_dir)
         full = not self.pushed or self.cfg.rollout.sleep_mode

@@ -31,46 +31,63 @@ def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
 # Above this many logits in a batch (B·T·V), log-probs are computed chunk by chunk over the
 # tokens (a 151,936-token vocabulary makes 0.6 GB of fp32 logits per 1,000 tokens).
 CHUNK_LOGITS = 2 ** 26
-CHUNK_TOKENS = 256  # tokens per chunk of the output head
+# Logits in one chunk of the output head: 2^24 (64 MB in fp32) is 110 tokens of a 151,936-word
+# vocabulary. The backward pass of a chunk holds its logits in the matmul's dtype, an fp32 copy
+# and the fp32 softmax and gradient at once, about 4x that; chunks of whole rows (the earlier
+# layout, 256 positions x every row: 16 rows of a 0.5B step were one 97 M-logit chunk) held
+# 1.5 GB at once there.
+CHUNK_HEAD = 2 ** 24
 
 
 def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                max_logits: int = CHUNK_LOGITS) -> torch.Tensor:
-    """Log-prob of each token given its prefix, shape (B, T); position 0 gets 0.
+    """Log-prob of each token given its prefix, shape (B, T); position 0 and padding get 0.
 
     A batch with more than `max_logits` logits never holds them all: the decoder's hidden
-    states go through the output head `CHUNK_TOKENS` positions at a time, each chunk
-    recomputed in the backward pass (activation checkpointing), so peak memory is one chunk of
-    fp32 logits. The values and gradients are those of the one-shot path.
+    states of the real (unpadded) tokens, flattened over the batch, go through the output head
+    `chunk_tokens` tokens at a time, each chunk recomputed in the backward pass (activation
+    checkpointing), so peak memory is one chunk of fp32 logits, and padding costs no head
+    matmul. The values and gradients are those of the one-shot path.
 
     The model's matmuls run in the dtype `k2rl.precision.enable` set (bf16 autocast by
     default where the hardware has it); the log-softmax is always fp32.
     """
     B, T = input_ids.shape
     head = model.get_output_embeddings()
+    real = attention_mask[:, 1:] > 0  # (B, T-1): positions whose token is not padding
     if B * T * head.weight.shape[0] <= max_logits:
         with autocast(model), attention_for(model, T):
             logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
         logp = torch.log_softmax(logits.float(), dim=-1)  # (B, T-1, V)
         picked = logp.gather(-1, input_ids[:, 1:, None]).squeeze(-1)  # (B, T-1)
-        return F.pad(picked, (1, 0))
+        return F.pad(picked * real, (1, 0))
     with autocast(model), attention_for(model, T):
         hidden = model.get_decoder()(input_ids=input_ids,
                                      attention_mask=attention_mask).last_hidden_state  # (B, T, H)
-    parts = []
-    for s in range(0, T - 1, CHUNK_TOKENS):
-        e = min(T - 1, s + CHUNK_TOKENS)
-        parts.append(checkpoint(_picked_logp, model, hidden[:, s:e], input_ids[:, s + 1:e + 1],
-                                use_reentrant=False))
-    return F.pad(torch.cat(parts, dim=1), (1, 0))
+    hidden, targets = hidden[:, :-1][real], input_ids[:, 1:][real]  # (N, H), (N,) real tokens
+    step = chunk_tokens(head.weight.shape[0])
+    parts = [checkpoint(_picked_logp, model, hidden[s:s + step], targets[s:s + step],
+                        use_reentrant=False) for s in range(0, len(targets), step)]
+    picked = hidden.new_zeros((B, T - 1), dtype=torch.float32)
+    picked = picked.masked_scatter(real, torch.cat(parts)) if parts else picked
+    return F.pad(picked, (1, 0))
+
+
+def chunk_tokens(vocab: int) -> int:
+    """Tokens per chunk of the output head: CHUNK_HEAD logits, at least 1.
+
+    >>> chunk_tokens(151_936), chunk_tokens(100)
+    (110, 167772)
+    """
+    return max(1, CHUNK_HEAD // vocab)
 
 
 def _picked_logp(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """log p(target) for each position of a chunk: (B, c, H), (B, c) -> (B, c)."""
+    """log p(target) for each token of a chunk: (N, H), (N,) -> (N,), as logit(target) minus
+    the fp32 log-sum-exp, so no (N, V) log-softmax is kept beside the logits."""
     with autocast(model):
-        logits = model.get_output_embeddings()(hidden)
-    logp = torch.log_softmax(logits.float(), dim=-1)  # (B, c, V)
-    return logp.gather(-1, targets[..., None]).squeeze(-1)
+        logits = model.get_output_embeddings()(hidden).float()  # (N, V)
+    return logits.gather(-1, targets[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
 def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,

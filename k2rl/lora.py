@@ -78,6 +78,19 @@ def adapter_params(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     return {name: p for name, p in model.named_parameters() if p.requires_grad}
 
 
+def broadcast_adapter(model: torch.nn.Module) -> None:
+    """Rank 0's adapter written into every data-parallel worker's, in place; a no-op for one
+    worker. The workers' adapter gradients are summed (k2rl.distributed.all_reduce_grads), so
+    each takes rank 0's step already: this keeps rounding from drifting them apart, as the
+    broadcast of a full push does, for the adapter's bytes alone."""
+    from k2rl import distributed
+
+    if distributed.world_size() > 1:
+        named = [(name, p.detach()) for name, p in adapter_params(model).items()]
+        for _ in distributed.broadcast_buckets(named):
+            pass
+
+
 def _lora_layers(model: torch.nn.Module) -> dict[str, torch.nn.Module]:
     from peft.tuners.lora import LoraLayer
 

@@ -44,6 +44,62 @@ def one_update(model, groups):
     return update(model, make_optimizer(model, CFG), groups, CFG, tok.pad_token_id)
 
 
+def lora_model():
+    """make_model with a rank-4 LoRA adapter on every projection, B drawn (not 0) so that the
+    adapter's gradients are not zero on A either."""
+    from k2rl import lora
+    from k2rl.config import LoraConfig
+
+    model = make_model()
+    lora.wrap(model, LoraConfig(rank=4, alpha=8.0), "/base")
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for name, p in lora.adapter_params(model).items():
+            if ".lora_B." in name:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.1)
+    return model
+
+
+def _lora_rank(rank, world, address, out):
+    """One update of a LoRA model on this rank's shard, then rank 0's adapter broadcast."""
+    from k2rl import lora
+
+    torch.set_num_threads(1)
+    distributed.init(address, rank, world)
+    model = lora_model()
+    groups = batch()
+    metrics = one_update(model, groups[:3] if rank == 0 else groups[3:])
+    adapter = {n: p.detach().clone() for n, p in lora.adapter_params(model).items()}
+    if rank == 1:  # a replica that drifted: the broadcast gives it rank 0's adapter back
+        with torch.no_grad():
+            next(iter(lora.adapter_params(model).values())).add_(1.0)
+    lora.broadcast_adapter(model)
+    torch.save({"adapter": adapter, "metrics": metrics, "state": model.state_dict()},
+               f"{out}/rank{rank}.pt")
+    distributed.shutdown()
+
+
+def test_two_lora_workers_sum_the_adapter_gradients_and_take_the_one_worker_step(tmp_path):
+    from k2rl import lora
+
+    single = lora_model()
+    frozen = {n: p.detach().clone() for n, p in single.named_parameters() if not p.requires_grad}
+    want = one_update(single, batch())
+    address = "tcp://127.0.0.1:%d" % int(distributed.free_address().rsplit(":", 1)[1])
+    mp.spawn(_lora_rank, args=(2, address, str(tmp_path)), nprocs=2, join=True)
+    r0, r1 = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
+    assert abs(r0["metrics"]["loss"] - want["loss"]) < 1e-5
+    adapter = lora.adapter_params(single)
+    assert set(r0["adapter"]) == set(adapter)
+    for name, p in adapter.items():
+        torch.testing.assert_close(r0["adapter"][name], p.detach(), atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(r1["adapter"][name], r0["adapter"][name])  # same step
+    for name, w in r1["state"].items():  # after the broadcast: rank 0's adapter, the same base
+        torch.testing.assert_close(w, r0["state"][name], atol=0, rtol=0)
+    for name, w in frozen.items():
+        torch.testing.assert_close(r0["state"][name], w, atol=0, rtol=0)
+
+
 def _rank(rank, world, address, out):
     torch.set_num_threads(1)
     # A worker's in-process vLLM engine takes torch.distributed's default group, with a world

@@ -20,7 +20,7 @@ def test_chunked_log_probs_match_the_one_shot_values_and_gradients(arch, monkeyp
     ids = torch.randint(0, 300, (3, 23))
     mask = torch.ones_like(ids)
     mask[2, 15:] = 0  # a right-padded row
-    monkeypatch.setattr(logprobs, "CHUNK_TOKENS", 5)  # 22 positions: chunks of 5, 5, 5, 5, 2
+    monkeypatch.setattr(logprobs, "CHUNK_HEAD", 5 * 300)  # 2 x 22 + 14 real tokens: chunks of 5
     grads = []
     values = []
     for max_logits in (10 ** 9, 0):  # one shot, then chunked
@@ -33,6 +33,7 @@ def test_chunked_log_probs_match_the_one_shot_values_and_gradients(arch, monkeyp
     for a, b in zip(grads[1], grads[0]):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
     assert values[0].shape == (3, 23) and (values[0][:, 0] == 0).all()
+    assert (values[0][2, 15:] == 0).all() and (values[0][2, 1:15] != 0).all()  # padding: 0
 
 
 def test_sorted_chunks_give_the_padded_batch_s_log_probs():

@@ -34,7 +34,8 @@ from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, fi
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl import engine
-from k2rl.chat import load_tokenizer, prompt_ids, text_ids, turn_end_id, turn_ids
+from k2rl.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids,
+                       turn_end_id, turn_ids)
 from k2rl.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
@@ -78,7 +79,12 @@ def open_ids(tokenizer, messages: list[dict]) -> list[int]:
 def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] = lambda i: True
                 ) -> tuple[list[int], list[int]]:
     """(ids, mask) of a whole judgment (critic.layout.example_messages): the loss falls on the
-    judge's turns (their text and the end of turn) for which `trained(index)` holds."""
+    judge's turns (their text and the end of turn) for which `trained(index)` holds. In the
+    assistant's role that is the template's rendering of the whole judgment
+    (k2rl.chat.conversation_ids); in k2rl's own critic role, each turn after its opening."""
+    if judge_role(tokenizer) == "assistant":
+        return conversation_ids(tokenizer, _in_role(tokenizer, messages),
+                                trained=lambda i: messages[i]["role"] == JUDGE and trained(i))
     ids: list[int] = []
     mask: list[int] = []
     for i, m in enumerate(messages):

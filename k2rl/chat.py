@@ -64,12 +64,14 @@ class Layout:
     one there, else "user" (Gemma's layout; Mistral's, whose tool results must answer a call
     in its form); turn_end: the id the template writes right after an assistant turn's text,
     which the model must learn to write (`<end_of_turn>` for Gemma, `<|end|>` for Phi-3, not
-    the tokenizer's EOS)."""
+    the tokenizer's EOS); several: it lays out several calls in one turn (Llama-3.1's takes
+    one: a turn of several calls stays text there)."""
 
     system: bool
     tool_role: str
     turn_end: int
     calls: bool = False
+    several: bool = False
 
     def notes(self, name: str) -> list[str]:
         """One line per way k2rl lays out this model's conversations differently."""
@@ -113,12 +115,14 @@ def _lays_out(tokenizer, messages: Messages, marks: tuple[str, ...], tools=None)
 PROBE_TOOLS = [schema("probe", "A probe of the chat template.", text="any text")]
 
 
-def _probe_calls(user: dict) -> Messages:
-    """A structured call and its result, in the form Hugging Face templates take."""
-    call = {"id": call_id(1, 0), "type": "function",
-            "function": {"name": "probe", "arguments": {"text": MARK + "c"}}}
-    return [user, {"role": "assistant", "content": "", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": call["id"], "name": "probe", "content": MARK},
+def _probe_calls(user: dict, n: int = 1) -> Messages:
+    """`n` structured calls in a turn, in the form Hugging Face templates take, and one tool
+    message with their results (an environment answers a turn's calls in one observation)."""
+    calls = [{"id": call_id(1, k), "type": "function",
+              "function": {"name": "probe", "arguments": {"text": f"{MARK}c{k}"}}}
+             for k in range(n)]
+    return [user, {"role": "assistant", "content": "", "tool_calls": calls},
+            {"role": "tool", "tool_call_id": calls[0]["id"], "name": "probe", "content": MARK},
             {"role": "assistant", "content": "done"}]
 
 
@@ -138,7 +142,8 @@ def layout_of(tokenizer) -> Layout:
                             "assistant reply")
     system = _lays_out(tokenizer, [{"role": "system", "content": MARK}, user,
                                    {"role": "assistant", "content": "done"}], (MARK,))
-    calls = _lays_out(tokenizer, _probe_calls(user), (MARK, MARK + "c"), PROBE_TOOLS)
+    calls = _lays_out(tokenizer, _probe_calls(user), (MARK, MARK + "c0"), PROBE_TOOLS)
+    several = calls and _lays_out(tokenizer, _probe_calls(user, 2), (MARK + "c1",), PROBE_TOOLS)
     tool_role = next((role for role in ("tool", "user") if _lays_out(
         tokenizer, [user, {"role": "assistant", "content": "call"},
                     {"role": role, "content": MARK}, {"role": "assistant", "content": "done"}],
@@ -151,7 +156,7 @@ def layout_of(tokenizer) -> Layout:
     special = (set(getattr(tokenizer, "all_special_ids", ()))
                | set(getattr(tokenizer, "added_tokens_decoder", {})))
     turn_end = tail[0] if tail and tail[0] in special else tokenizer.eos_token_id
-    layout = Layout(system, tool_role, turn_end, calls)
+    layout = Layout(system, tool_role, turn_end, calls, several)
     tokenizer._k2rl_layout = (template, layout)  # probed once per tokenizer and template
     return layout
 
@@ -199,7 +204,7 @@ def _assistant(layout: Layout, m: dict, i: int, tools) -> dict:
         return {**m, "content": m.get("content") or "", "tool_calls": [
             {**c, "id": c.get("id") or call_id(i, k)} for k, c in enumerate(calls)]}
     read = read_calls(m.get("content") or "", tools)
-    if read is None:
+    if read is None or (len(read[1]) > 1 and not layout.several):
         return m
     before, found = read
     return {"role": "assistant", "content": before, "tool_calls": [

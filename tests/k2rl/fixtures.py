@@ -253,6 +253,35 @@ def phi3_dir(folder):
         ["<|endoftext|>", "<|assistant|>", "<|end|>"]))
 
 
+def stored_as_rendered(tok, t, tools, stops: set[int]) -> bool:
+    """Whether a stored trajectory's ids are what the template rendered: its prompt, then each
+    run of non-model ids after a reply the template's delta for the tool result that follows
+    (`stops`: the ids that closed a reply, k2rl.chat.stop_ids)."""
+    from k2rl.chat import observation_ids, prompt_ids
+
+    opening = t.messages[:t.opening]
+    start = prompt_ids(tok, opening, tools)
+    if t.ids[:len(start)] != start:
+        return False
+    runs, i = [], len(start)
+    while i < len(t.ids):  # the runs of mask 0 after the prompt, each after a reply
+        j = i
+        while j < len(t.ids) and t.mask[j] == t.mask[i]:
+            j += 1
+        if t.mask[i] == 0:
+            runs.append((i, j))
+        i = j
+    tool_at = [k for k, m in enumerate(t.messages) if m["role"] == "tool" and k >= t.opening]
+    if len(runs) != len(tool_at):
+        return False
+    for (a, b), k in zip(runs, tool_at):
+        end = t.ids[a - 1] if t.ids[a - 1] in stops else None
+        want = observation_ids(tok, t.messages[:k], t.messages[k]["content"], end, tools)
+        if t.ids[a:b] != want:
+            return False
+    return True
+
+
 # The families k2rl is tested with: name -> (tokenizer, model folder builder)
 FAMILIES = {"qwen2.5": (qwen25_tokenizer, qwen25_dir), "llama3.1": (llama31_tokenizer, llama31_dir),
             "mistral-v0.3": (mistral_tokenizer, mistral_dir),

@@ -119,19 +119,19 @@ def test_the_template_probe_finds_what_each_family_lays_out():
 
     toks = _families()
     got = {name: layout_of(t) for name, t in toks.items()}
-    seen = {name: (got[name].system, got[name].calls, got[name].tool_role,
+    seen = {name: (got[name].system, got[name].calls, got[name].several, got[name].tool_role,
                    toks[name].convert_ids_to_tokens(got[name].turn_end)) for name in toks}
     assert seen == {
-        "chatml": (True, False, "tool", "<|im_end|>"),
-        "llama3": (True, False, "tool", "<|eot_id|>"),
-        "qwen2.5": (True, True, "tool", "<|im_end|>"),
-        "llama3.1": (True, True, "tool", "<|eot_id|>"),
+        "chatml": (True, False, False, "tool", "<|im_end|>"),
+        "llama3": (True, False, False, "tool", "<|eot_id|>"),
+        "qwen2.5": (True, True, True, "tool", "<|im_end|>"),
+        "llama3.1": (True, True, False, "tool", "<|eot_id|>"),  # one call a turn
         # shows the system prompt only while a user turn is last; a result must answer a call
-        "mistral-v0.3": (False, True, "user", "</s>"),
+        "mistral-v0.3": (False, True, True, "user", "</s>"),
         # Gemma-2 raises on a system message and on a tool turn breaking the alternation
-        "gemma2": (False, False, "user", "<end_of_turn>"),
+        "gemma2": (False, False, False, "user", "<end_of_turn>"),
         # Phi-3 (April 2024) drops both silently: the probe looks for their text
-        "phi3": (False, False, "user", "<|end|>")}
+        "phi3": (False, False, False, "user", "<|end|>")}
     assert got["gemma2"].notes("m") == [
         "m: its chat template has no system role; a system prompt is folded into the first user turn",
         "m: its chat template has no tool role; tool results are sent as user turns"]
@@ -238,6 +238,24 @@ def test_sentencepiece_replies_are_encoded_in_context():
     delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
     assert prompt_ids(tok, convo[:1]) + ids[len(prompt_ids(tok, convo[:1])):][:3] + delta == \
         prompt_ids(tok, convo[:2] + [{"role": "user", "content": "ok"}])
+
+
+def test_two_calls_in_a_turn_stay_text_for_a_template_that_takes_one():
+    """Llama-3.1's template raises on a turn of two calls: such a turn reaches it as the text
+    the model wrote, its result as a tool turn; Qwen2.5's lays both calls out."""
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import adapt
+
+    two = ('<tool_call>{"name": "calc", "arguments": {"expression": "1+1"}}</tool_call>\n'
+           '<tool_call>{"name": "calc", "arguments": {"expression": "2+2"}}</tool_call>')
+    convo = EPISODE[1:2] + [{"role": "assistant", "content": two}, {"role": "tool", "content": "2\n4"},
+                            {"role": "assistant", "content": "4"}]
+    toks, tools = _families(), CalculatorEnv.tools
+    assert adapt(toks["llama3.1"], convo, tools)[1] == convo[1]
+    assert two in render(toks["llama3.1"], convo, False, tools)
+    assert len(adapt(toks["qwen2.5"], convo, tools)[1]["tool_calls"]) == 2
+    for name in ("llama3.1", "qwen2.5"):
+        assert conversation_ids(toks[name], convo, tools)[0] == _rendered_ids(toks[name], convo, tools)
 
 
 def test_an_openai_form_conversation_renders_as_the_model_wrote_it():

@@ -1,0 +1,147 @@
+"""`k2rl train` on each chat-template family k2rl is tested with: issue 28's table, re-run.
+
+    python bench/template_families.py [--families qwen2.5,mistral-v0.3] [--steps 2]
+                                      [--out bench/results/template_families.json]
+
+Each family of tests/k2rl/fixtures.py `FAMILIES` (its published chat template, its special
+tokens, the stop ids of its generation_config, tiny random weights; Mistral-v0.3 on its real
+32,768-piece SentencePiece vocabulary) gets one short run of configs/tiny.yaml with the table's
+three columns as three tasks:
+
+- `jsonl_system`: k2rl/Dataset-v0 on examples/dataset's sums, question/answer rows, with a
+  system prompt (the task's `system`);
+- `chat_messages`: the same sums as chat `messages` that open with a system message;
+- `tool_use`: k2rl/Calculator-v1, the tools listed to templates that list them; with
+  `train.ptx_beta` 0.1, so the calculator expert's curated episodes (a call, its result, the
+  answer) are laid out by the template and trained on every step.
+
+Per family it records the exit code (and the last line of stderr where it is not 0), the lines
+k2rl said at start about the layout, the engine-vs-trainer log-prob gap of every step, the
+seconds, and per column the trajectories stored and whether each stores what the template
+rendered: its ids begin with the tokenised rendering of its prompt (k2rl.chat.prompt_ids) and
+every tool delta in them is the template's (k2rl.chat.observation_ids). A random model rarely
+writes a call, so tool turns in rollouts are counted, not forced.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SYSTEM = "Answer with a number."
+
+
+def write_datasets(folder: Path) -> dict[str, Path]:
+    """examples/dataset's sums as question/answer rows and as chat messages with a system
+    message, train and eval files of each."""
+    out = {}
+    for name in ("train", "eval"):
+        rows = [json.loads(x) for x in (ROOT / f"examples/dataset/{name}.jsonl").open()]
+        chat = [{"messages": [{"role": "system", "content": SYSTEM},
+                              {"role": "user", "content": r["question"]}],
+                 "answer": r["answer"]} for r in rows]
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (folder / f"{name}_chat.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chat))
+        out[name], out[f"{name}_chat"] = folder / f"{name}.jsonl", folder / f"{name}_chat.jsonl"
+    return out
+
+
+def tasks_arg(data: dict[str, Path]) -> str:
+    common = "verifier: math_equiv, budget: 8"
+    return ("tasks=[{id: k2rl/Calculator-v1}, "
+            f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data['train']}, eval_files: "
+            f"{data['eval']}, prompt_field: question, system: '{SYSTEM}', {common}, "
+            "task: jsonl_system}}, "
+            f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data['train_chat']}, eval_files: "
+            f"{data['eval_chat']}, prompt_field: messages, {common}, task: chat_messages}}}}]")
+
+
+def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int) -> dict:
+    """One short `k2rl train` of the family's model; its exit code, start lines and seconds."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "k2rl", "train", "configs/tiny.yaml", f"model.path={model}",
+         f"train.steps={steps}", "train.ptx_beta=0.1", "eval.prompts_per_task=4",
+         tasks_arg(data), f"log.run_dir={run_dir}",
+         "log.run_name=run"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    said = [line for line in proc.stdout.splitlines() if line.startswith("model.path")]
+    return {"rc": proc.returncode, "seconds": round(time.perf_counter() - start, 1),
+            "said": said, "error": proc.stderr.strip().splitlines()[-1:] if proc.returncode else []}
+
+
+def columns(run: Path, model: Path) -> dict:
+    """Per task: trajectories stored, those with a tool turn, those that store what the
+    template rendered."""
+    from transformers import GenerationConfig
+
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import load_tokenizer, stop_ids
+    from tests.k2rl.fixtures import stored_as_rendered
+    from tests.k2rl.test_train import read_store
+
+    tok = load_tokenizer(model)
+    stops = stop_ids(tok, GenerationConfig.from_pretrained(model))
+    trajs, _, metrics = read_store(run)
+    out = {}
+    for task in ("jsonl_system", "chat_messages", "tool_use"):
+        mine = [t for t in trajs if t.task == task]
+        tools = CalculatorEnv.tools if task == "tool_use" else ()
+        out[task] = {"trajectories": len(mine),
+                     "with_tool_turns": sum(any(m["role"] == "tool" for m in t.messages)
+                                            for t in mine),
+                     "ids_as_rendered": sum(stored_as_rendered(tok, t, tools, stops) for t in mine)}
+    first = next((t for t in trajs if t.task == "chat_messages"), None)
+    out["chat_prompt_shown"] = tok.decode(first.ids[:first.reply_start]) if first else None
+    return out
+
+
+def metrics_of(run: Path) -> dict:
+    rows = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    trained = [r for r in rows if "logp_gap" in r]
+    return {"steps": [r["step"] for r in trained],
+            "logp_gap": [r["logp_gap"] for r in trained],
+            "ptx_loss": [r.get("ptx_loss") for r in trained]}
+
+
+def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: int) -> dict:
+    model = build(folder / name / "model")
+    result = {"family": name, **train(model, data, folder / name, steps)}
+    run = folder / name / "run"
+    if result["rc"] == 0:
+        result |= metrics_of(run) | {"columns": columns(run, model)}
+    return result
+
+
+def main() -> None:
+    from tests.k2rl.fixtures import FAMILIES
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--out", default=str(ROOT / "bench/results/template_families.json"))
+    args = parser.parse_args()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="k2rl-families-") as tmp:
+        folder = Path(tmp)
+        data = write_datasets(folder)
+        for name in args.families.split(","):
+            results.append(bench_family(name, FAMILIES[name][1], data, folder, args.steps))
+            print(json.dumps(results[-1]), flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    Path(args.out).write_text(json.dumps(
+        {"commit": commit, "machine": platform.processor() or platform.machine(),
+         "date": time.strftime("%Y-%m-%d"), "steps": args.steps, "families": results},
+        indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

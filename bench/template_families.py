@@ -60,7 +60,8 @@ def tasks_arg(data: dict[str, Path]) -> str:
             f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data['train']}, eval_files: "
             f"{data['eval']}, prompt_field: question, system: '{SYSTEM}', {common}, "
             "task: jsonl_system}}, "
-            f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data['train_chat']}, eval_files: "
+            "{id: bench/ChatDataset-v0, entry_point: 'envs.dataset:DatasetEnv', "
+            f"kwargs: {{files: {data['train_chat']}, eval_files: "
             f"{data['eval_chat']}, prompt_field: messages, {common}, task: chat_messages}}}}]")
 
 

@@ -235,6 +235,9 @@ def test_sentencepiece_replies_are_encoded_in_context():
     assert pieces[pieces.index("[/INST]") + 1] == "Hello"  # no "▁": what the model samples
     assert tok.convert_ids_to_tokens(text_ids(tok, "Hello there"))[0] == "▁Hello"  # alone
     assert _trained_turns(tok, ids, mask) == ["Hello there</s>", "Done</s>"]
+    from k2rl.self_critique import verdict_ids
+
+    assert tok.convert_ids_to_tokens(verdict_ids(tok)) == ["A", "B"]  # not "▁A": in context
     delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
     assert prompt_ids(tok, convo[:1]) + ids[len(prompt_ids(tok, convo[:1])):][:3] + delta == \
         prompt_ids(tok, convo[:2] + [{"role": "user", "content": "ok"}])
@@ -318,7 +321,7 @@ def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
     from critic.layout import JUDGE, example_messages
     from critic.rubrics import Rubric
     from k2rl.chat import turn_end_id
-    from k2rl.self_critique import example_ids, judge_role
+    from k2rl.self_critique import example_ids, judge_role, verdict_ids
 
     tok = _families()[family]
     assert judge_role(tok) == "assistant"
@@ -330,6 +333,7 @@ def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
     end = tok.convert_ids_to_tokens(turn_end_id(tok))
     assert _trained_turns(tok, ids, mask) == [f"156 vs 156: yes{end}", f"146 vs 156: no{end}",
                                               f"A{end}"]
+    assert ids[-2] == verdict_ids(tok)[0]  # the verdict read is the one trained, in context
 
 
 def test_a_template_that_cannot_lay_out_a_reply_is_one_sentence():

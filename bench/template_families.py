@@ -2,6 +2,7 @@
 
     python bench/template_families.py [--families qwen2.5,mistral-v0.3] [--steps 2]
                                       [--out bench/results/template_families.json]
+    python bench/template_families.py --table      # the results as bench/README.md's table
 
 Each family of tests/k2rl/fixtures.py `FAMILIES` (its published chat template, its special
 tokens, the stop ids of its generation_config, tiny random weights; Mistral-v0.3 on its real
@@ -121,6 +122,29 @@ def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: i
     return result
 
 
+def cell(result: dict, task: str) -> str:
+    """A column of the table: ok with the trajectories that stored what the template rendered,
+    or the run's error."""
+    if result["rc"]:
+        return f"rc {result['rc']}: {' '.join(result['error'])}"
+    c = result["columns"][task]
+    tools = f", {c['with_tool_turns']} with tool turns" if task == "tool_use" else ""
+    return f"ok: {c['ids_as_rendered']}/{c['trajectories']} as rendered{tools}"
+
+
+def table(path: Path) -> str:
+    """The results file as bench/README.md's table."""
+    data = json.loads(path.read_text())
+    lines = ["| layout | JSONL + system | chat `messages` | Calculator-v1 (tool turns) | "
+             "log-prob gap (max) | PTX loss | seconds |", "|---|---|---|---|---|---|---|"]
+    for r in data["families"]:
+        gap = f"{max(r['logp_gap']):.1e}" if r.get("logp_gap") else "-"
+        ptx = f"{r['ptx_loss'][-1]:.2f}" if r.get("ptx_loss") else "-"
+        lines.append(f"| {r['family']} | {cell(r, 'jsonl_system')} | {cell(r, 'chat_messages')} "
+                     f"| {cell(r, 'tool_use')} | {gap} | {ptx} | {r['seconds']:.0f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     from tests.k2rl.fixtures import FAMILIES
 
@@ -128,7 +152,11 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--out", default=str(ROOT / "bench/results/template_families.json"))
+    parser.add_argument("--table", action="store_true", help="print --out as a markdown table")
     args = parser.parse_args()
+    if args.table:
+        print(table(Path(args.out)))
+        return
     results = []
     with tempfile.TemporaryDirectory(prefix="k2rl-families-") as tmp:
         folder = Path(tmp)

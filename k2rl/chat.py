@@ -198,7 +198,7 @@ def _assistant(layout: Layout, m: dict, i: int, tools) -> dict:
     """An assistant message as the layout takes it: its calls structured, with ids, where the
     template lays them out, else written into its text (as Hermes calls)."""
     calls = m.get("tool_calls")
-    if not layout.calls:
+    if not layout.calls or (calls and len(calls) > 1 and not layout.several):
         return m if not calls else {"role": "assistant", "content": _calls_as_text(m)}
     if calls:
         return {**m, "content": m.get("content") or "", "tool_calls": [

@@ -13,8 +13,9 @@ three columns as three tasks:
   system prompt (the task's `system`);
 - `chat_messages`: the same sums as chat `messages` that open with a system message;
 - `tool_use`: k2rl/Calculator-v1, the tools listed to templates that list them; with
-  `train.ptx_beta` 0.1, so the calculator expert's curated episodes (a call, its result, the
-  answer) are laid out by the template and trained on every step.
+  `train.ptx_beta` 0.1 on 64 curated expert episodes of the three tasks (k2rl.ptx.write_curated:
+  the calculator's a call, its result, the answer), laid out by the template and trained on
+  every step.
 
 Per family it records the exit code (and the last line of stderr where it is not 0), the lines
 k2rl said at start about the layout, the engine-vs-trainer log-prob gap of every step, the
@@ -42,8 +43,10 @@ SYSTEM = "Answer with a number."
 
 def write_datasets(folder: Path) -> dict[str, Path]:
     """examples/dataset's sums as question/answer rows and as chat messages with a system
-    message, train and eval files of each."""
-    out = {}
+    message, train and eval files of each; a small curated PTX file."""
+    from k2rl.ptx import write_curated
+
+    out = {"ptx": write_curated(folder / "ptx.jsonl", ["k2rl/Calculator-v1"], n=64)}
     for name in ("train", "eval"):
         rows = [json.loads(x) for x in (ROOT / f"examples/dataset/{name}.jsonl").open()]
         chat = [{"messages": [{"role": "system", "content": SYSTEM},
@@ -66,14 +69,18 @@ def tasks_arg(data: dict[str, Path]) -> str:
             f"{data['eval_chat']}, prompt_field: messages, {common}, task: chat_messages}}}}]")
 
 
-def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int) -> dict:
+def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int, timeout: int) -> dict:
     """One short `k2rl train` of the family's model; its exit code, start lines and seconds."""
     start = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "k2rl", "train", "configs/tiny.yaml", f"model.path={model}",
-         f"train.steps={steps}", "train.ptx_beta=0.1", "eval.prompts_per_task=4",
-         tasks_arg(data), f"log.run_dir={run_dir}",
-         "log.run_name=run"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    command = [sys.executable, "-m", "k2rl", "train", "configs/tiny.yaml", f"model.path={model}",
+               f"train.steps={steps}", "train.ptx_beta=0.1", f"train.ptx_data={data['ptx']}",
+               "eval.prompts_per_task=2", "eval.every=100", tasks_arg(data),
+               f"log.run_dir={run_dir}", "log.run_name=run"]
+    try:
+        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"rc": "timeout", "seconds": timeout, "said": [],
+                "error": [f"no result in {timeout} s"]}
     said = [line for line in proc.stdout.splitlines() if line.startswith("model.path")]
     return {"rc": proc.returncode, "seconds": round(time.perf_counter() - start, 1),
             "said": said, "error": proc.stderr.strip().splitlines()[-1:] if proc.returncode else []}
@@ -113,9 +120,10 @@ def metrics_of(run: Path) -> dict:
             "ptx_loss": [r.get("ptx_loss") for r in trained]}
 
 
-def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: int) -> dict:
+def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: int,
+                 timeout: int) -> dict:
     model = build(folder / name / "model")
-    result = {"family": name, **train(model, data, folder / name, steps)}
+    result = {"family": name, **train(model, data, folder / name, steps, timeout)}
     run = folder / name / "run"
     if result["rc"] == 0:
         result |= metrics_of(run) | {"columns": columns(run, model)}
@@ -125,7 +133,7 @@ def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: i
 def cell(result: dict, task: str) -> str:
     """A column of the table: ok with the trajectories that stored what the template rendered,
     or the run's error."""
-    if result["rc"]:
+    if result["rc"] != 0:
         return f"rc {result['rc']}: {' '.join(result['error'])}"
     c = result["columns"][task]
     tools = f", {c['with_tool_turns']} with tool turns" if task == "tool_use" else ""
@@ -145,6 +153,15 @@ def table(path: Path) -> str:
     return "\n".join(lines)
 
 
+def write(out: Path, steps: int, results: list[dict]) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    out.write_text(json.dumps(
+        {"commit": commit, "machine": platform.processor() or platform.machine(),
+         "date": time.strftime("%Y-%m-%d"), "steps": steps, "families": results},
+        indent=1) + "\n")
+
+
 def main() -> None:
     from tests.k2rl.fixtures import FAMILIES
 
@@ -152,6 +169,8 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--out", default=str(ROOT / "bench/results/template_families.json"))
+    parser.add_argument("--timeout", type=int, default=900, help="seconds a family's run may take")
+    parser.add_argument("--work", help="folder for the models and runs (default: a temporary one)")
     parser.add_argument("--table", action="store_true", help="print --out as a markdown table")
     args = parser.parse_args()
     if args.table:
@@ -159,17 +178,13 @@ def main() -> None:
         return
     results = []
     with tempfile.TemporaryDirectory(prefix="k2rl-families-") as tmp:
-        folder = Path(tmp)
+        folder = Path(args.work or tmp)
         data = write_datasets(folder)
         for name in args.families.split(","):
-            results.append(bench_family(name, FAMILIES[name][1], data, folder, args.steps))
+            results.append(bench_family(name, FAMILIES[name][1], data, folder, args.steps,
+                                        args.timeout))
             print(json.dumps(results[-1]), flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip()
-    Path(args.out).write_text(json.dumps(
-        {"commit": commit, "machine": platform.processor() or platform.machine(),
-         "date": time.strftime("%Y-%m-%d"), "steps": args.steps, "families": results},
-        indent=1) + "\n")
+            write(Path(args.out), args.steps, results)  # after each family: a long run
 
 
 if __name__ == "__main__":

@@ -243,6 +243,21 @@ def test_sentencepiece_replies_are_encoded_in_context():
         prompt_ids(tok, convo[:2] + [{"role": "user", "content": "ok"}])
 
 
+@pytest.mark.parametrize("family, stop, delta", [
+    ("qwen2.5", "<|endoftext|>", "\n<|im_start|>user\n<tool_response>\n156\n</tool_response>"
+                                 "<|im_end|>\n<|im_start|>assistant\n"),
+    ("phi3", "<|assistant|>", "\n<|user|>\n156<|end|>\n<|assistant|>\n")])
+def test_a_reply_ended_by_another_stop_id_is_followed_from_its_turn_end(family, stop, delta):
+    """Qwen2.5's generation config stops at <|endoftext|> too, Phi-3's at <|assistant|>: the
+    delta starts where the rendering of the reply ends (after the template's turn end), not
+    after the stop id's text, so the next turn keeps its newline and the reply is not copied
+    twice."""
+    tok = _families()[family]
+    msgs = EPISODE[1:3]
+    got = observation_ids(tok, msgs, "156", tok.convert_tokens_to_ids(stop))
+    assert tok.decode(got) == delta
+
+
 def test_two_calls_in_a_turn_stay_text_for_a_template_that_takes_one():
     """Llama-3.1's template raises on a turn of two calls: such a turn reaches it as the text
     the model wrote, its result as a tool turn; Qwen2.5's lays both calls out."""

@@ -121,23 +121,31 @@ def metrics_of(run: Path) -> dict:
 
 
 def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: int,
-                 timeout: int) -> dict:
-    model = build(folder / name / "model")
-    result = {"family": name, **train(model, data, folder / name, steps, timeout)}
-    run = folder / name / "run"
-    if result["rc"] == 0:
+                 timeout: int, reread: bool = False) -> dict:
+    """One family's run and what it stored; a run cut at the timeout (a loaded machine) is read
+    as far as it got, and `reread` reads a kept run of `--work` again without training."""
+    model, run = folder / name / "model", folder / name / "run"
+    if reread:
+        result = {"family": name, **json.loads((folder / name / "result.json").read_text())}
+    else:
+        result = {"family": name, **train(build(model), data, folder / name, steps, timeout)}
+        (folder / name / "result.json").write_text(json.dumps(result))
+    if (run / "metrics.jsonl").exists() and metrics_of(run)["steps"]:
         result |= metrics_of(run) | {"columns": columns(run, model)}
     return result
 
 
 def cell(result: dict, task: str) -> str:
     """A column of the table: ok with the trajectories that stored what the template rendered,
-    or the run's error."""
+    or the run's error (with what it stored before it, if anything)."""
+    c = result.get("columns", {}).get(task)
+    stored = "" if c is None else f"{c['ids_as_rendered']}/{c['trajectories']} as rendered" + (
+        f", {c['with_tool_turns']} with tool turns" if task == "tool_use" else "")
     if result["rc"] != 0:
-        return f"rc {result['rc']}: {' '.join(result['error'])}"
-    c = result["columns"][task]
-    tools = f", {c['with_tool_turns']} with tool turns" if task == "tool_use" else ""
-    return f"ok: {c['ids_as_rendered']}/{c['trajectories']} as rendered{tools}"
+        steps = f" after step {result['steps'][-1]}" if result.get("steps") else ""
+        return f"rc {result['rc']}{steps}: {' '.join(result['error'])}" + (
+            f"; {stored}" if stored else "")
+    return f"ok: {stored}"
 
 
 def table(path: Path) -> str:
@@ -171,6 +179,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench/results/template_families.json"))
     parser.add_argument("--timeout", type=int, default=900, help="seconds a family's run may take")
     parser.add_argument("--work", help="folder for the models and runs (default: a temporary one)")
+    parser.add_argument("--reread", action="store_true", help="read the runs kept in --work "
+                        "again (a run cut at the timeout is read as far as it got)")
     parser.add_argument("--table", action="store_true", help="print --out as a markdown table")
     args = parser.parse_args()
     if args.table:
@@ -182,7 +192,7 @@ def main() -> None:
         data = write_datasets(folder)
         for name in args.families.split(","):
             results.append(bench_family(name, FAMILIES[name][1], data, folder, args.steps,
-                                        args.timeout))
+                                        args.timeout, args.reread))
             print(json.dumps(results[-1]), flush=True)
             write(Path(args.out), args.steps, results)  # after each family: a long run
 

@@ -69,10 +69,17 @@ def tasks_arg(data: dict[str, Path]) -> str:
             f"{data['eval_chat']}, prompt_field: messages, {common}, task: chat_messages}}}}]")
 
 
+# Llama-3.1's template lists the tools in the first user turn at length: 701 tokens of the
+# fixture's small vocabulary for a calculator prompt, more than configs/tiny.yaml's 512.
+MAX_MODEL_LEN = {"llama3.1": 1024}
+
+
 def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int, timeout: int) -> dict:
     """One short `k2rl train` of the family's model; its exit code, start lines and seconds."""
     start = time.perf_counter()
+    length = MAX_MODEL_LEN.get(run_dir.name, 512)
     command = [sys.executable, "-m", "k2rl", "train", "configs/tiny.yaml", f"model.path={model}",
+               f"rollout.max_model_len={length}",
                f"train.steps={steps}", "train.ptx_beta=0.1", f"train.ptx_data={data['ptx']}",
                "eval.prompts_per_task=2", "eval.every=100", tasks_arg(data),
                f"log.run_dir={run_dir}", "log.run_name=run"]

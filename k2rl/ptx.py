@@ -3,8 +3,11 @@
 L = L_RL + β · L_PTX, with L_PTX the mean NLL of the assistant tokens of a batch drawn from the
 curated set. The set is JSONL, one sample a line, either
     {"prompt": "...", "response": "..."}                      (one user turn, one reply)
-or  {"messages": [{"role": "user"|"assistant"|"tool", "content": "..."}, ...]}
-with the loss on the assistant turns. A malformed line is reported with its file and number.
+or  {"messages": [{"role": "system"|"user"|"assistant"|"tool", "content": "..."}, ...]}
+with the loss on the assistant turns; an assistant turn may carry its calls in the OpenAI/HF
+form (`tool_calls`, content null), a tool turn its `tool_call_id` and `name`. Each is laid out
+by the model's template (k2rl.chat.conversation_ids): a system prompt it has no role for
+folded into the first user turn, the calls in its own form where it has one. A malformed line is reported with its file and number.
 `curated_messages` plays the default set from the run's environments' scripted experts (tool
 use always on, no flattering chat replies); `write_curated` writes it as such a JSONL file.
 """
@@ -32,6 +35,19 @@ def parse_line(line: str, where: str) -> list[dict]:
     return to_messages(row, where)
 
 
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def _is_message(m: object) -> bool:
+    """A chat message: a role and text content, or an assistant's `tool_calls`."""
+    if not isinstance(m, dict) or m.get("role") not in ROLES:
+        return False
+    calls = m.get("tool_calls")
+    if m["role"] == "assistant" and isinstance(calls, list) and calls:
+        return m.get("content") is None or isinstance(m.get("content"), str)
+    return isinstance(m.get("content"), str)
+
+
 def to_messages(row: object, where: str) -> list[dict]:
     """Chat messages of one sample, in either format; a bad sample names `where` it came from."""
     fields = row if isinstance(row, dict) else {}
@@ -39,29 +55,44 @@ def to_messages(row: object, where: str) -> list[dict]:
         return [{"role": "user", "content": row["prompt"]},
                 {"role": "assistant", "content": row["response"]}]
     msgs = row.get("messages") if isinstance(row, dict) else None
-    ok = isinstance(msgs, list) and msgs and all(
-        isinstance(m, dict) and m.get("role") in ("user", "assistant", "tool")
-        and isinstance(m.get("content"), str) for m in msgs)
+    ok = isinstance(msgs, list) and msgs and all(_is_message(m) for m in msgs)
     if not ok or not any(m["role"] == "assistant" for m in msgs):
         raise ConfigError(f"{where} needs prompt and response strings, or messages with role and "
-                          "content and at least one assistant turn")
+                          "content (or an assistant's tool_calls) and at least one assistant "
+                          "turn")
     return msgs
 
 
-def read_ptx(path: str | Path) -> list[list[dict]]:
-    """The conversations of a curated JSONL file, checked line by line."""
+def numbered_ptx(path: str | Path) -> list[tuple[int, list[dict]]]:
+    """(line number, conversation) of every sample of a curated JSONL file, checked line by
+    line."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"PTX data file {path} (train.ptx_data) does not exist")
-    rows = [parse_line(line, f"line {n} of {path}")
+    rows = [(n, parse_line(line, f"line {n} of {path}"))
             for n, line in enumerate(path.read_text().splitlines(), start=1) if line.strip()]
     if not rows:
         raise ConfigError(f"PTX data file {path} has no samples")
     return rows
 
 
+def read_ptx(path: str | Path) -> list[list[dict]]:
+    """The conversations of a curated JSONL file, checked line by line."""
+    return [msgs for _, msgs in numbered_ptx(path)]
+
+
 def load_ptx(path: str | Path, tokenizer) -> list[tuple[list[int], list[int]]]:
-    return [encode_messages(tokenizer, msgs) for msgs in read_ptx(path)]
+    """(ids, mask) of every sample of a curated file; a sample the model's template cannot
+    lay out is one sentence naming its line."""
+    out = []
+    for n, msgs in numbered_ptx(path):
+        try:
+            out.append(encode_messages(tokenizer, msgs))
+        except Exception as e:  # noqa: BLE001  (jinja's TemplateError, a raise_exception, ...)
+            raise ConfigError(f"line {n} of {path}: the chat template of "
+                              f"{tokenizer.name_or_path or 'the model'} cannot lay out its "
+                              f"messages ({type(e).__name__}: {e})") from None
+    return out
 
 
 def curated_envs(task_ids: list[str]) -> list:

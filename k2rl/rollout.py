@@ -192,8 +192,12 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
         return
-    tail = observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
-                           getattr(e.env, "tools", ()))
+    try:
+        tail = observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
+                               getattr(e.env, "tools", ()))
+    except ValueError as err:  # a template that rewrites the past (k2rl.chat.delta_ids)
+        raise EnvCrash(f"environment {t.env_id}'s tool result on prompt {t.prompt_id} cannot "
+                       f"be laid out: {err}") from err
     if len(t.ids) + len(tail) >= max_len:  # no room for the observation and a reply token
         t.status, t.rewards["truncation"] = Status.TRUNCATED, penalty
         return

@@ -29,12 +29,13 @@ from typing import Callable
 import numpy as np
 
 from critic.judge import Candidates, Comparison, Judge, Judgment, rank_groups, verdict_from_logprobs
-from critic.layout import (JUDGE, VERDICTS, check_messages, example_messages, finding,
+from critic.layout import (ASK, JUDGE, VERDICTS, check_messages, example_messages, finding,
                            solve_messages, verdict_messages)
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl import engine
-from k2rl.chat import load_tokenizer, prompt_ids, text_ids, turn_end_id, turn_ids
+from k2rl.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids,
+                       turn_end_id, turn_ids)
 from k2rl.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
@@ -79,7 +80,12 @@ def open_ids(tokenizer, messages: list[dict]) -> list[int]:
 def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] = lambda i: True
                 ) -> tuple[list[int], list[int]]:
     """(ids, mask) of a whole judgment (critic.layout.example_messages): the loss falls on the
-    judge's turns (their text and the end of turn) for which `trained(index)` holds."""
+    judge's turns (their text and the end of turn) for which `trained(index)` holds. In the
+    assistant's role that is the template's rendering of the whole judgment
+    (k2rl.chat.conversation_ids); in k2rl's own critic role, each turn after its opening."""
+    if judge_role(tokenizer) == "assistant":
+        return conversation_ids(tokenizer, _in_role(tokenizer, messages),
+                                trained=lambda i: messages[i]["role"] == JUDGE and trained(i))
     ids: list[int] = []
     mask: list[int] = []
     for i, m in enumerate(messages):
@@ -127,11 +133,22 @@ def question_cap(tokenizer, max_len: int, rubrics) -> int:
     return cap
 
 
+def _verdict_ids(tokenizer, verdict: str) -> list[int]:
+    """The ids of a verdict as the judge's turn writes it: in the assistant's role, the ids
+    the template's rendering gives it in context (a SentencePiece tokenizer writes "A" alone
+    as "▁A", but not after Gemma's "model\n"), without the turn end."""
+    if judge_role(tokenizer) != "assistant":
+        return text_ids(tokenizer, verdict)
+    ids, mask = conversation_ids(tokenizer, [{"role": "user", "content": ASK},
+                                             {"role": "assistant", "content": verdict}])
+    return [i for i, m in zip(ids, mask) if m][:-1]
+
+
 def verdict_ids(tokenizer) -> list[int]:
     """The ids of the two verdicts, each of which must be one token of the vocabulary."""
     out = []
     for v in VERDICTS:
-        ids = text_ids(tokenizer, v)
+        ids = _verdict_ids(tokenizer, v)
         if len(ids) != 1:
             raise ValueError(f"the tokenizer of {tokenizer.name_or_path or 'this model'} writes "
                              f"the verdict {v!r} as {len(ids)} tokens; the judge reads one")

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 import envs  # noqa: F401  (registers the k2rl environments)
 from critic.rubrics import load_rubrics
-from k2rl.chat import observation_ids, prompt_ids, text_ids, turn_end_id
+from k2rl.chat import conversation_ids
 from k2rl.config import ModelConfig
 from k2rl.logprobs import collate, token_logp
 from k2rl.self_critique import critic_demonstration
@@ -46,25 +46,18 @@ def make_judge_envs(cfg: ModelConfig) -> list:
 
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
-    """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens."""
+    """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens
+    (the conversation laid out as a rollout lays it out, k2rl.chat.conversation_ids)."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
     messages = [{"role": "user", "content": obs}]
-    ids = prompt_ids(tokenizer, messages)
-    mask = [0] * len(ids)
     terminated = truncated = False
     while not (terminated or truncated):
-        reply = text_ids(tokenizer, env.expert_action(rng)) + [turn_end_id(tokenizer)]
-        ids += reply
-        mask += [1] * len(reply)
-        text = tokenizer.decode(reply, skip_special_tokens=True)
+        text = env.expert_action(rng)
         messages.append({"role": "assistant", "content": text})
         obs, _, terminated, truncated, _ = env.step(text)
         if not (terminated or truncated):
-            tail = observation_ids(tokenizer, messages, obs, turn_end_id(tokenizer))
             messages.append({"role": "tool", "content": obs})
-            ids += tail
-            mask += [0] * len(tail)
-    return ids, mask
+    return conversation_ids(tokenizer, messages)
 
 
 def bucketed_nll_backward(model, seqs: list, pad_id: int, chunk: int = SFT_CHUNK) -> float:

@@ -175,15 +175,19 @@ def test_a_malformed_jsonl_line_names_its_file_and_line(tmp_path):
 
 
 def test_messages_the_template_rejects_name_their_row(tmp_path):
+    """A system prompt the template has no role for is folded into the user turn, as the
+    engine lays it out (k2rl.chat.adapt); messages it rejects either way name their row."""
     from envs.dataset import DatasetError, Row, prompt_tokens
     from k2rl.model import build_tokenizer
 
     tok = build_tokenizer()
     tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}"
                          "{{ raise_exception('System role not supported') }}{% endif %}"
-                         "{{ m['content'] }}{% endfor %}")
+                         "{% if 'Never' in m['content'] %}{{ raise_exception('No never') }}"
+                         "{% endif %}{{ m['content'] }}{% endfor %}")
     row = Row(key="k", prompt="hi", answer="x", source="line 7 of data.jsonl")
     assert prompt_tokens(row, None, tok) == 2
+    assert prompt_tokens(row, "Be brief.", tok) == len("Be brief.\n\nhi")  # folded
     with pytest.raises(DatasetError, match=r"^line 7 of data.jsonl: the chat template of .* "
-                                           r"cannot lay out its messages .*System role not supported"):
-        prompt_tokens(row, "Be brief.", tok)
+                                           r"cannot lay out its messages .*No never"):
+        prompt_tokens(row, "Never.", tok)

@@ -105,11 +105,13 @@ def test_an_environment_s_tools_reach_a_template_that_lists_them():
 # ---------------------------------------------------------------- other families' layouts
 
 def _families():
-    from tests.k2rl.fixtures import (chatml_tokenizer, gemma2_tokenizer, llama3_tokenizer,
-                                     phi3_tokenizer)
+    from tests.k2rl.fixtures import FAMILIES, chatml_tokenizer, llama3_tokenizer
 
     return {"chatml": chatml_tokenizer(), "llama3": llama3_tokenizer(),
-            "gemma2": gemma2_tokenizer(), "phi3": phi3_tokenizer()}
+            **{name: make() for name, (make, _) in FAMILIES.items()}}
+
+
+FAMILY_NAMES = ["qwen2.5", "llama3.1", "mistral-v0.3", "gemma2", "phi3"]
 
 
 def test_the_template_probe_finds_what_each_family_lays_out():
@@ -117,16 +119,25 @@ def test_the_template_probe_finds_what_each_family_lays_out():
 
     toks = _families()
     got = {name: layout_of(t) for name, t in toks.items()}
-    end = {name: toks[name].convert_ids_to_tokens(got[name].turn_end) for name in toks}
-    assert (got["chatml"].system, got["chatml"].tool_role, end["chatml"]) == (True, "tool", "<|im_end|>")
-    assert (got["llama3"].system, got["llama3"].tool_role, end["llama3"]) == (True, "tool", "<|eot_id|>")
-    # Gemma-2 raises on a system message and on a tool turn breaking the alternation
-    assert (got["gemma2"].system, got["gemma2"].tool_role, end["gemma2"]) == (False, "user", "<end_of_turn>")
-    # Phi-3 (April 2024) drops both silently: the probe looks for their text in the rendering
-    assert (got["phi3"].system, got["phi3"].tool_role, end["phi3"]) == (False, "user", "<|end|>")
+    seen = {name: (got[name].system, got[name].calls, got[name].several, got[name].tool_role,
+                   toks[name].convert_ids_to_tokens(got[name].turn_end)) for name in toks}
+    assert seen == {
+        "chatml": (True, False, False, "tool", "<|im_end|>"),
+        "llama3": (True, False, False, "tool", "<|eot_id|>"),
+        "qwen2.5": (True, True, True, "tool", "<|im_end|>"),
+        "llama3.1": (True, True, False, "tool", "<|eot_id|>"),  # one call a turn
+        # shows the system prompt only while a user turn is last; a result must answer a call
+        "mistral-v0.3": (False, True, True, "user", "</s>"),
+        # Gemma-2 raises on a system message and on a tool turn breaking the alternation
+        "gemma2": (False, False, False, "user", "<end_of_turn>"),
+        # Phi-3 (April 2024) drops both silently: the probe looks for their text
+        "phi3": (False, False, False, "user", "<|end|>")}
     assert got["gemma2"].notes("m") == [
         "m: its chat template has no system role; a system prompt is folded into the first user turn",
         "m: its chat template has no tool role; tool results are sent as user turns"]
+    assert got["mistral-v0.3"].notes("m")[1] == (
+        "m: its chat template lays out a tool result only after a call in its own form; the "
+        "results of other calls are sent as user turns")
 
 
 EPISODE = [{"role": "system", "content": "Use the calculator."},
@@ -135,29 +146,209 @@ EPISODE = [{"role": "system", "content": "Use the calculator."},
            {"role": "tool", "content": "156"},
            {"role": "assistant", "content": "The answer is 156."}]
 
+# A call as each family's model writes it (its template's own rendering of the call)
+CALLS = {"qwen2.5": '<tool_call>\n{"name": "calc", "arguments": {"expression": "12*13"}}\n</tool_call>',
+         "llama3.1": '{"name": "calc", "parameters": {"expression": "12*13"}}',
+         "mistral-v0.3": '[TOOL_CALLS] [{"name": "calc", "arguments": {"expression": "12*13"}, '
+                         '"id": "k2Tq9ZmX1"}]',
+         "gemma2": "calc(12*13)", "phi3": "calc(12*13)"}
 
-@pytest.mark.parametrize("family", ["chatml", "llama3", "gemma2", "phi3"])
-def test_a_tool_episode_s_ids_are_the_template_s_rendering_with_every_text_in_it(family):
-    """The ids k2rl trains on (PTX, critic examples and rollouts build them the same way) are
-    the family's full rendering of the conversation, the system prompt and the tool result
-    included, and each assistant turn ends with the template's own turn end, trained."""
-    from k2rl.chat import adapt, conversation_ids, render, text_ids, turn_end_id
+
+def _until_turn_end(tok, ids: list[int]) -> list[int]:
+    from k2rl.chat import turn_end_id
+
+    return ids[:ids.index(turn_end_id(tok)) + 1]
+
+
+def _rendered_ids(tok, convo, tools=None) -> list[int]:
+    """The tokenised rendering of a conversation through its last assistant turn's end."""
+    from k2rl.chat import turn_end_id
+
+    full = text_ids(tok, render(tok, convo, False, tools))
+    return full[:len(full) - full[::-1].index(turn_end_id(tok))]
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_a_two_turn_tool_episode_grown_by_deltas_is_the_template_s_rendering(family):
+    """Token-in/token-out with a model that writes its family's call: the prompt, the reply
+    it samples (the template's own ids for it, in context: Mistral's SentencePiece gives a
+    reply after "[/INST] " a "▁" it has not alone), the tool delta, the final reply, equal the
+    tokenised rendering of the conversation; the call reaches the template as `tool_calls`
+    with its id, the result as a tool message answering it."""
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import adapt, layout_of
+
+    tok, tools = _families()[family], CalculatorEnv.tools
+    convo = EPISODE[:2]
+    ids = prompt_ids(tok, convo, tools)
+    for reply, result in ((CALLS[family], "156"), ("The answer is 156.", None)):
+        whole = text_ids(tok, render(tok, convo + [{"role": "assistant", "content": reply}],
+                                     False, tools))
+        assert whole[:len(ids)] == ids
+        sampled = _until_turn_end(tok, whole[len(ids):])  # what the engine samples
+        ids += sampled
+        convo = convo + [{"role": "assistant", "content": reply_text(tok, sampled)}]
+        assert convo[-1]["content"] == reply  # the call markers are kept, the stop dropped
+        if result is not None:
+            ids += observation_ids(tok, convo, result, sampled[-1], tools)
+            convo = convo + [{"role": "tool", "content": result}]
+    assert ids == _rendered_ids(tok, convo, tools)
+    assert conversation_ids(tok, convo, tools)[0] == ids
+    shown = adapt(tok, convo, tools)
+    if layout_of(tok).calls:
+        call = shown[-3]["tool_calls"][0]
+        assert call["function"] == {"name": "calc", "arguments": {"expression": "12*13"}}
+        assert shown[-2] == {"role": "tool", "content": "156", "tool_call_id": call["id"],
+                             "name": "calc"}
+        assert len(call["id"]) == 9 and call["id"].isalnum()
+    if family == "mistral-v0.3":
+        assert call["id"] == "k2Tq9ZmX1"  # the model's own id, as its template writes it back
+        pieces = tok.convert_ids_to_tokens(ids)
+        assert pieces[pieces.index("[/TOOL_RESULTS]") + 1] == "▁The"
+
+
+# Mistral-7B-Instruct-v0.1's published template: a reply follows "[/INST]" with no space
+MISTRAL_V01 = (
+    "{{ bos_token }}{% for message in messages %}{% if (message['role'] == 'user') != "
+    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user/"
+    "assistant/user/assistant/...') }}{% endif %}{% if message['role'] == 'user' %}"
+    "{{ '[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == 'assistant' %}"
+    "{{ message['content'] + eos_token}}{% else %}{{ raise_exception('Only user and assistant "
+    "roles are supported!') }}{% endif %}{% endfor %}")
+
+
+def test_sentencepiece_replies_are_encoded_in_context():
+    """A SentencePiece tokenizer (as transformers 5 loads one) gives a text's first word a
+    "▁" it has not after "[/INST]": a reply, a PTX sample and a delta take their ids from the
+    rendering of the whole conversation, never from the reply encoded alone."""
+    import copy
+
+    from tests.k2rl.fixtures import mistral_tokenizer
+
+    tok = copy.deepcopy(mistral_tokenizer())
+    tok.chat_template = MISTRAL_V01
+    convo = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello there"},
+             {"role": "tool", "content": "ok"}, {"role": "assistant", "content": "Done"}]
+    ids, mask = conversation_ids(tok, convo)
+    assert ids == _rendered_ids(tok, convo)
+    pieces = tok.convert_ids_to_tokens(ids)
+    assert pieces[pieces.index("[/INST]") + 1] == "Hello"  # no "▁": what the model samples
+    assert tok.convert_ids_to_tokens(text_ids(tok, "Hello there"))[0] == "▁Hello"  # alone
+    assert _trained_turns(tok, ids, mask) == ["Hello there</s>", "Done</s>"]
+    from k2rl.self_critique import verdict_ids
+
+    assert tok.convert_ids_to_tokens(verdict_ids(tok)) == ["A", "B"]  # not "▁A": in context
+    delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
+    assert prompt_ids(tok, convo[:1]) + ids[len(prompt_ids(tok, convo[:1])):][:3] + delta == \
+        prompt_ids(tok, convo[:2] + [{"role": "user", "content": "ok"}])
+
+
+@pytest.mark.parametrize("family, stop, delta", [
+    ("qwen2.5", "<|endoftext|>", "\n<|im_start|>user\n<tool_response>\n156\n</tool_response>"
+                                 "<|im_end|>\n<|im_start|>assistant\n"),
+    ("phi3", "<|assistant|>", "\n<|user|>\n156<|end|>\n<|assistant|>\n")])
+def test_a_reply_ended_by_another_stop_id_is_followed_from_its_turn_end(family, stop, delta):
+    """Qwen2.5's generation config stops at <|endoftext|> too, Phi-3's at <|assistant|>: the
+    delta starts where the rendering of the reply ends (after the template's turn end), not
+    after the stop id's text, so the next turn keeps its newline and the reply is not copied
+    twice."""
+    tok = _families()[family]
+    msgs = EPISODE[1:3]
+    got = observation_ids(tok, msgs, "156", tok.convert_tokens_to_ids(stop))
+    assert tok.decode(got) == delta
+
+
+def test_two_calls_in_a_turn_stay_text_for_a_template_that_takes_one():
+    """Llama-3.1's template raises on a turn of two calls: such a turn reaches it as the text
+    the model wrote, its result as a tool turn; Qwen2.5's lays both calls out."""
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import adapt
+
+    two = ('<tool_call>{"name": "calc", "arguments": {"expression": "1+1"}}</tool_call>\n'
+           '<tool_call>{"name": "calc", "arguments": {"expression": "2+2"}}</tool_call>')
+    convo = EPISODE[1:2] + [{"role": "assistant", "content": two}, {"role": "tool", "content": "2\n4"},
+                            {"role": "assistant", "content": "4"}]
+    toks, tools = _families(), CalculatorEnv.tools
+    assert adapt(toks["llama3.1"], convo, tools)[1] == convo[1]
+    assert two in render(toks["llama3.1"], convo, False, tools)
+    assert len(adapt(toks["qwen2.5"], convo, tools)[1]["tool_calls"]) == 2
+    for name in ("llama3.1", "qwen2.5"):
+        assert conversation_ids(toks[name], convo, tools)[0] == _rendered_ids(toks[name], convo, tools)
+
+
+def test_an_openai_form_conversation_renders_as_the_model_wrote_it():
+    """A PTX sample or dataset conversation in the OpenAI/HF form (`tool_calls` with ids,
+    `tool_call_id`) lays out as the raw text a model writes; for a template with no
+    structured calls the call is written into the turn's text."""
+    from k2rl.chat import call_id
+
+    structured = [EPISODE[1], {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "k2Tq9ZmX1", "type": "function",
+         "function": {"name": "calc", "arguments": {"expression": "12*13"}}}]},
+        {"role": "tool", "tool_call_id": "k2Tq9ZmX1", "name": "calc", "content": "156"},
+        EPISODE[4]]
+    toks = _families()
+    raw = structured[:1] + [{"role": "assistant", "content": CALLS["mistral-v0.3"]}] + [
+        {"role": "tool", "content": "156"}, EPISODE[4]]
+    assert render(toks["mistral-v0.3"], structured, False) == render(toks["mistral-v0.3"], raw, False)
+    del structured[1]["tool_calls"][0]["id"]  # no id given: one of the form templates take
+    assert f'"id": "{call_id(1, 0)}"' in render(toks["mistral-v0.3"], structured, False)
+    assert '<tool_call>{"name": "calc", "arguments": {"expression": "12*13"}}</tool_call>' in \
+        render(toks["gemma2"], structured, False)
+
+
+def _trained_turns(tok, ids, mask) -> list[str]:
+    """The text of each run of trained tokens, its turn end included."""
+    runs, run = [], []
+    for i, m in zip(ids + [None], mask + [0]):
+        if m:
+            run.append(i)
+        elif run:
+            runs.append(tok.decode(run).strip())
+            run = []
+    return runs
+
+
+@pytest.mark.parametrize("family", ["chatml", "llama3"] + FAMILY_NAMES)
+def test_a_ptx_sample_s_ids_are_the_template_s_rendering_with_every_text_in_it(family):
+    """The ids k2rl trains on (PTX samples, warm-start demonstrations) are the family's full
+    rendering of the conversation, the system prompt and the tool result included, and each
+    assistant turn ends with the template's own turn end, trained."""
+    from k2rl.chat import adapt, turn_end_id
 
     tok = _families()[family]
     ids, mask = conversation_ids(tok, EPISODE)
-    full = text_ids(tok, render(tok, EPISODE, False))  # ids end at the last turn's stop token
-    assert full[:len(ids)] == ids and tok.decode(full[len(ids):]).strip() == ""
+    assert ids == _rendered_ids(tok, EPISODE)
     shown = tok.decode(ids)
     assert all(m["content"] in shown for m in EPISODE)
-    trained = [i for i, m in zip(ids, mask) if m]
-    assert trained.count(turn_end_id(tok)) == 2
-    assert tok.decode(trained).replace(tok.convert_ids_to_tokens(turn_end_id(tok)), "|") == \
-        "calc(12*13)|The answer is 156.|"
+    end = tok.convert_ids_to_tokens(turn_end_id(tok))
+    assert _trained_turns(tok, ids, mask) == [f"calc(12*13){end}", f"The answer is 156.{end}"]
     roles = [m["role"] for m in adapt(tok, EPISODE)]
-    assert roles == {"chatml": ["system", "user", "assistant", "tool", "assistant"],
-                     "llama3": ["system", "user", "assistant", "tool", "assistant"],
-                     "gemma2": ["user", "assistant", "user", "assistant"],
-                     "phi3": ["user", "assistant", "user", "assistant"]}[family]
+    folded = ["user", "assistant", "user", "assistant"]
+    assert roles == {"mistral-v0.3": folded, "gemma2": folded, "phi3": folded}.get(
+        family, ["system", "user", "assistant", "tool", "assistant"])
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
+    """A judgment trained on (critic.layout.example_messages) in the assistant's role: the
+    family's rendering of the whole judgment, the loss on the judge's checks and verdict."""
+    from critic.layout import JUDGE, example_messages
+    from critic.rubrics import Rubric
+    from k2rl.chat import turn_end_id
+    from k2rl.self_critique import example_ids, judge_role, verdict_ids
+
+    tok = _families()[family]
+    assert judge_role(tok) == "assistant"
+    msgs = example_messages("What is 12*13?", [Rubric("r", "core", "Correct.")], "calc(12*13)",
+                            "156", "156 vs 156: yes", "146", "146 vs 156: no", "A")
+    ids, mask = example_ids(tok, msgs)
+    as_policy = [{**m, "role": "assistant"} if m["role"] == JUDGE else m for m in msgs]
+    assert ids == _rendered_ids(tok, as_policy)
+    end = tok.convert_ids_to_tokens(turn_end_id(tok))
+    assert _trained_turns(tok, ids, mask) == [f"156 vs 156: yes{end}", f"146 vs 156: no{end}",
+                                              f"A{end}"]
+    assert ids[-2] == verdict_ids(tok)[0]  # the verdict read is the one trained, in context
 
 
 def test_a_template_that_cannot_lay_out_a_reply_is_one_sentence():

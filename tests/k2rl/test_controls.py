@@ -49,6 +49,37 @@ def test_malformed_ptx_line_names_file_and_line(tmp_path, line, why):
         read_ptx(path)
 
 
+def test_ptx_takes_a_system_prompt_and_openai_form_calls_and_names_a_line_its_template_rejects(
+        tmp_path):
+    """A sample with a system prompt and a call in the OpenAI/HF form lays out in the model's
+    own form (Mistral-v0.3: system folded, `[TOOL_CALLS]` with the id, `[TOOL_RESULTS]`); one
+    its template cannot lay out is one sentence naming the line."""
+    from tests.k2rl.fixtures import mistral_tokenizer
+
+    call = {"id": "a1B2c3D4e", "type": "function",
+            "function": {"name": "calc", "arguments": {"expression": "3*4"}}}
+    good = {"messages": [{"role": "system", "content": "Use the tool."},
+                         {"role": "user", "content": "3*4="},
+                         {"role": "assistant", "content": None, "tool_calls": [call]},
+                         {"role": "tool", "tool_call_id": "a1B2c3D4e", "name": "calc",
+                          "content": "12"},
+                         {"role": "assistant", "content": "12"}]}
+    bad = {"messages": [{"role": "assistant", "content": "hi"}, {"role": "assistant", "content": "x"}]}
+    path = tmp_path / "cur.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    tok = mistral_tokenizer()
+    with pytest.raises(ConfigError, match=r"^line 2 of .*cur.jsonl: the chat template of .* "
+                                          r"cannot lay out its messages .*must alternate"):
+        load_ptx(path, tok)
+    path.write_text(json.dumps(good) + "\n")
+    [(ids, mask)] = load_ptx(path, tok)
+    assert tok.decode(ids) == ('<s>[INST] Use the tool.\n\n3*4=[/INST][TOOL_CALLS] [{"name": "calc", '
+                               '"arguments": {"expression": "3*4"}, "id": "a1B2c3D4e"}]</s>'
+                               '[TOOL_RESULTS] {"content": 12, "call_id": "a1B2c3D4e"}'
+                               '[/TOOL_RESULTS] 12</s>')
+    assert tok.decode([i for i, m in zip(ids, mask) if m]).startswith('[TOOL_CALLS] [{"name"')
+
+
 def test_empty_or_missing_ptx_file_is_an_error(tmp_path):
     (tmp_path / "empty.jsonl").write_text("\n")
     with pytest.raises(ConfigError, match="has no samples"):

@@ -208,3 +208,39 @@ def test_a_malformed_tool_call_is_an_observation_counted_on_the_trajectory():
 
     metrics = task_metrics([Group(Request("k2rl/Calculator-v1", seed=3), 0, [traj])], "train")
     assert metrics["train/tool_use/malformed_calls"] == 1.0
+
+
+def test_a_mistral_call_is_answered_in_its_layout_and_an_unreadable_one_is_one_sentence():
+    """On Mistral-v0.3's layout (its SentencePiece vocabulary, its template) a call the model
+    writes in its form gets `[TOOL_RESULTS]` with its id, and the final reply's ids are the
+    template's; a malformed call's result can only be a user turn, which moves its
+    `[AVAILABLE_TOOLS]`: one sentence naming the environment and the prompt."""
+    import pytest
+
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import render, text_ids
+    from k2rl.rollout import EnvCrash
+    from tests.k2rl.fixtures import mistral_tokenizer
+
+    tok = mistral_tokenizer()
+    call = '[TOOL_CALLS] [{"name": "calc", "arguments": {"expression": "2*3"}, "id": "a1B2c3D4e"}]'
+
+    def generate(replies):
+        def run(prompts, max_tokens, temperatures):
+            turn = next(i for i, r in enumerate(replies) if r is not None)
+            reply, replies[turn] = replies[turn], None
+            ids = text_ids(tok, reply) + [tok.eos_token_id]
+            return [(ids, [-0.5] * len(ids)) for _ in prompts]
+        return run
+
+    [group] = rollout([Request("k2rl/Calculator-v1", seed=3, k=1)], tok, generate([call, "6"]),
+                      max_len=512)
+    t = group.trajectories[0]
+    assert t.messages[-2]["content"] == "6"
+    full = text_ids(tok, render(tok, t.messages, False, CalculatorEnv.tools))
+    assert t.ids == full
+    assert '[TOOL_RESULTS] {"content": 6, "call_id": "a1B2c3D4e"}[/TOOL_RESULTS]' in tok.decode(t.ids)
+    with pytest.raises(EnvCrash, match=r"^environment k2rl/Calculator-v1's tool result on prompt "
+                                       r"\S+ cannot be laid out: the chat template of .* prefix"):
+        rollout([Request("k2rl/Calculator-v1", seed=3, k=1)], tok,
+                generate(["[TOOL_CALLS] [oops", "6"]), max_len=512)

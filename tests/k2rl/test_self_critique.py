@@ -127,8 +127,12 @@ def test_the_longest_default_prompts_leave_room_for_whole_answers():
 def test_verdicts_must_be_one_token_each():
     assert verdict_ids(TOK) == [TOK.convert_tokens_to_ids("A"), TOK.convert_tokens_to_ids("B")]
 
-    class TwoTokenA:
+    class TwoTokenA:  # with k2rl's critic role: its verdict follows the role's opening
         name_or_path = "odd-model"
+        unk_token_id = None
+
+        def convert_tokens_to_ids(self, token):
+            return 0
 
         def encode(self, text, add_special_tokens=False):
             return [1, 2] if text == "A" else [3]

@@ -85,21 +85,25 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("build", [qwen2_dir, llama3_dir], ids=["qwen2-chatml", "llama3"])
-def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
+@pytest.mark.parametrize("family", ["qwen2.5", "mistral-v0.3"])
+def test_k2rl_train_and_critic_eval_run_on_a_user_model(family, tmp_path):
     """`k2rl train` on a tool-use task and a JSONL dataset of chat messages (a system prompt,
-    one prompt too long for the engine, skipped) in the model's own layout, engine and trainer log-probs agreeing after every weight push; then
-    `k2rl critic eval --model` on its checkpoint."""
+    one prompt too long for the engine, skipped) with PTX from the calculator's expert (tool
+    turns), in the model's own layout (Qwen2.5's; Mistral-v0.3's: system folded, its real
+    SentencePiece vocabulary), storing what the template rendered, engine and trainer
+    log-probs agreeing after every weight push; then `k2rl critic eval --model` on its
+    checkpoint. The other families run in bench/template_families.py (a minute each)."""
     import subprocess
     import sys
 
-    from transformers import AutoTokenizer
+    from transformers import AutoTokenizer, GenerationConfig
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import prompt_ids
+    from k2rl.chat import prompt_ids, stop_ids
+    from tests.k2rl.fixtures import FAMILIES, stored_as_rendered
     from tests.k2rl.test_train import ROOT, k2rl, read_store
 
-    model = build(tmp_path / "model")
+    model = FAMILIES[family][1](tmp_path / "model")
     system = {"role": "system", "content": "Answer with a number."}
     for name in ("train", "eval"):  # the example's sums as chat messages, one far too long
         rows = [json.loads(x) for x in (ROOT / f"examples/dataset/{name}.jsonl").open()]
@@ -108,7 +112,7 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
             {"messages": [system, {"role": "user", "content": r["question"]}],
              "answer": r["answer"]}) + "\n" for r in rows))
     proc = k2rl("train", "configs/tiny.yaml", f"model.path={model}", "train.steps=2",
-                "eval.prompts_per_task=4",
+                "eval.prompts_per_task=4", "train.ptx_beta=0.1",
                 "tasks=[{id: k2rl/Calculator-v1}, {id: k2rl/Dataset-v0, kwargs: {files: "
                 f"{tmp_path}/train.jsonl, eval_files: {tmp_path}/eval.jsonl, "
                 "prompt_field: messages, verifier: math_equiv, budget: 8, task: sums}}]",
@@ -117,17 +121,22 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(build, tmp_path):
         in proc.stdout
     rows = [json.loads(x) for x in (tmp_path / "u" / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [0, 1, 2]
-    assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])
+    assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 and r["ptx_loss"] > 0
+               for r in rows[1:])
     trajs, _, _ = read_store(tmp_path / "u")
     tok = AutoTokenizer.from_pretrained(model)
+    stops = stop_ids(tok, GenerationConfig.from_pretrained(model))
     assert {t.task for t in trajs} == {"tool_use", "sums"}  # a tool env and a JSONL dataset
     for t in trajs:
+        tools = CalculatorEnv.tools if t.task == "tool_use" else ()
         if t.task == "sums":
             assert t.messages[0] == {"role": "system", "content": "Answer with a number."}
             start = prompt_ids(tok, t.messages[:2])
+            assert "Answer with a number." in tok.decode(start)  # folded in where no system role
         else:
-            start = prompt_ids(tok, t.messages[0]["content"], CalculatorEnv.tools)
+            start = prompt_ids(tok, t.messages[0]["content"], tools)
         assert t.ids[:len(start)] == start and t.mask[:len(start)] == [0] * len(start)
+        assert stored_as_rendered(tok, t, tools, stops)
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"prompt": "2+2=", "chosen": "4", "rejected": "5"}) + "\n")
     proc = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model",

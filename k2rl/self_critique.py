@@ -110,7 +110,7 @@ def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> i
     """The most tokens an answer may keep so that a verdict prompt, its two checks and the
     verdict fit `max_len`; a question and rubrics that leave no room are a ValueError."""
     bare = len(open_ids(tokenizer, verdict_messages(prompt, rubrics, working, "", "", "", "")))
-    cap = (max_len - 2 - bare - 2 * CHECK_TOKENS) // 2
+    cap = (max_len - 2 - bare - 2 * check_cap(tokenizer, max_len, rubrics)) // 2
     if cap < 4:
         raise ValueError(f"the judge's rubrics and question ({bare} tokens) leave no room for "
                          f"the answers in rollout.max_model_len {max_len}; raise it or use "
@@ -119,13 +119,23 @@ def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> i
 
 
 MIN_ANSWER = 32  # tokens each answer keeps at least when a long question must be cut
+MIN_CHECK = 24  # tokens a check line keeps at least in an engine too short for CHECK_TOKENS
+
+
+def check_cap(tokenizer, max_len: int, rubrics) -> int:
+    """Tokens a check line may take: CHECK_TOKENS, or fewer where the engine is too short for
+    two of them beside the rubrics, the judge's own answer and two answers of MIN_ANSWER tokens
+    (a model with 512 positions and a near-character vocabulary), but at least MIN_CHECK."""
+    bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
+    room = (max_len - 2 - bare - SOLVE_TOKENS - 2 * MIN_ANSWER - 8) // 2
+    return max(MIN_CHECK, min(CHECK_TOKENS, room))
 
 
 def question_cap(tokenizer, max_len: int, rubrics) -> int:
     """The most tokens a question may keep so that the working, two checks and two answers of
     MIN_ANSWER tokens still fit `max_len`; rubrics that leave no room are a ValueError."""
     bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
-    cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * CHECK_TOKENS - 2 * MIN_ANSWER
+    cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * check_cap(tokenizer, max_len, rubrics) - 2 * MIN_ANSWER
     if cap < 8:
         raise ValueError(f"the judge's rubrics ({bare} tokens with the layout) leave no room "
                          f"for a question and its answers in rollout.max_model_len {max_len}; "
@@ -205,7 +215,8 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
                  for q, c in zip(keys, comparisons)]
         answers = {(q, x): c for q, c, xs in zip(keys, comparisons, shown) for x in xs}
         checks = dict(zip(answers, write([open_ids(tokenizer, check_messages(
-            c.prompt, c.rubrics, works[q], x)) for (q, x), c in answers.items()], CHECK_TOKENS)))
+            c.prompt, c.rubrics, works[q], x)) for (q, x), c in answers.items()],
+            min(check_cap(tokenizer, max_len, c.rubrics) for c in comparisons))))
         prompts = []
         for q, c, (a, b) in zip(keys, comparisons, shown):
             w, ca, cb = works[q], checks[(q, a)], checks[(q, b)]

@@ -362,7 +362,7 @@ from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
 from k2rl.model import load_tokenizer
-from k2rl.self_critique import SOLVE_TOKENS, CHECK_TOKENS, answer_ids, make_judge, open_ids
+from k2rl.self_critique import SOLVE_TOKENS, answer_ids, check_cap, make_judge, open_ids
 from tests.k2rl.fixtures import qwen2_dir
 
 # random weights (a ChatML model judged in its assistant turns): it writes text, not EOS
@@ -378,7 +378,7 @@ def greedy(prompt, n):
     raw.append(tok.decode(ids, skip_special_tokens=True))
     return raw[-1].strip()
 working = greedy(answer_ids(tok, c.prompt), SOLVE_TOKENS)
-checks = [greedy(open_ids(tok, check_messages(c.prompt, rubrics, working, x)), CHECK_TOKENS)
+checks = [greedy(open_ids(tok, check_messages(c.prompt, rubrics, working, x)), check_cap(tok, 512, rubrics))
           for x in j.shown]
 print("RESULT" + json.dumps({"judgment": [j.p_ab, j.p_ba, j.working, list(j.checks)],
                              "working": working, "checks": checks, "raw": raw}))

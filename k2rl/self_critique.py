@@ -343,17 +343,17 @@ def expert_transcript(env, rng: np.random.Generator) -> str:
 
 
 def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
-                         rubrics: list[Rubric]) -> tuple[list[int], list[int]]:
+                         rubrics: list[Rubric], split: str = "train") -> tuple[list[int], list[int]]:
     """(ids, mask) of one scripted judgment for the warm-start (K2 bootstraps its critic in SFT)
     on a training-split prompt of an env that teaches judging (envs.base.TextEnv.judge_*):
     the expert's answer against a plausible wrong one in a random order, the env's scripted
     own answer and check lines, and the verdict; the loss falls on the judge's turns (the
     checks and the verdict; its own answer is the policy's turn, which the demonstrations
     teach). The scripts read the answer key; at judging time every turn of the judge's is the
-    model's own."""
-    obs, _ = env.reset(seed=seed, options={"split": "train"})
+    model's own. `split` "eval" builds held-out ones, for measuring (bench/judge_skill.py)."""
+    obs, _ = env.reset(seed=seed, options={"split": split})
     good = expert_transcript(env, rng)
-    env.reset(seed=seed, options={"split": "train"})
+    env.reset(seed=seed, options={"split": split})
     bad, working = env.rejected_response(rng), env.judge_working()
     first = int(rng.integers(2))  # 0: the expert's answer shown as A
     (a, b) = (good, bad) if first == 0 else (bad, good)

@@ -26,7 +26,7 @@ from k2rl.config import ModelConfig
 from k2rl.logprobs import collate, token_logp
 from k2rl.self_critique import critic_demonstration
 
-SFT_CHUNK = 16  # sequences per length-sorted chunk of a warm-start batch
+SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start batch
 
 
 def make_demo_envs(cfg: ModelConfig) -> list:
@@ -60,17 +60,34 @@ def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[
     return conversation_ids(tokenizer, messages)
 
 
-def bucketed_nll_backward(model, seqs: list, pad_id: int, chunk: int = SFT_CHUNK) -> float:
+def length_chunks(lengths: list[int], budget: int = SFT_CHUNK_TOKENS) -> list[list[int]]:
+    """Indices of `lengths` sorted by length and cut into chunks of at most `budget` padded
+    tokens (a chunk's size times its longest), so a few long judgments are not padded together
+    with many short demonstrations; a sequence longer than `budget` is a chunk of its own.
+
+    >>> length_chunks([5, 1, 3, 3], budget=6)
+    [[1, 2], [3], [0]]
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    chunks: list[list[int]] = []
+    for i in order:
+        if chunks and (len(chunks[-1]) + 1) * lengths[i] <= budget:
+            chunks[-1].append(i)
+        else:
+            chunks.append([i])
+    return chunks
+
+
+def bucketed_nll_backward(model, seqs: list, pad_id: int, budget: int = SFT_CHUNK_TOKENS) -> float:
     """Backward of the batch's mean token NLL in length-sorted chunks; returns the loss.
 
     The same gradient as one padded batch (each chunk's summed NLL is divided by the whole
     batch's token count), without padding short demonstrations to the longest one.
     """
-    seqs = sorted(seqs, key=lambda s: len(s[0]))
     total = max(1, sum(sum(mask) for _, mask in seqs))
     loss = 0.0
-    for i in range(0, len(seqs), chunk):
-        batch = collate(seqs[i:i + chunk], pad_id)
+    for chunk in length_chunks([len(ids) for ids, _ in seqs], budget):
+        batch = collate([seqs[i] for i in chunk], pad_id)
         logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
         part = -(logp * batch["loss_mask"]).sum() / total
         part.backward()

@@ -9,6 +9,8 @@ group baseline.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import torch
 
 from k2rl import distributed as dist
@@ -161,20 +163,20 @@ def recompute(model, batch: dict) -> torch.Tensor:
     return tok
 
 
-def aux_terms(model, aux: dict, rng, pad_id: int) -> dict[str, tuple[torch.Tensor, float]]:
-    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} ->
-    {name: (nll, its forward pass's FLOPs)}.
+def aux_terms(model, aux: dict, rng, pad_id: int) -> Iterator[tuple[str, torch.Tensor, float]]:
+    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} -> (name, nll,
+    its forward pass's FLOPs), one set at a time.
 
     PTX (curated samples) and the critic's verdicts (judge examples) are both next-token losses
-    on their assistant tokens, added to the policy loss in the same update.
+    on their assistant tokens, added to the policy loss in the same optimizer step. Yielded one
+    at a time so that the caller runs each term's backward pass before the next term's forward:
+    the step's gradient is the same sum, but only one term's graph and logits are held at once.
     """
-    out = {}
     for name, (samples, weight, batch) in aux.items():
         if samples and weight > 0:
             picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
             data = collate([samples[i] for i in picks], pad_id, model.device)
-            out[name] = token_nll(model, data), forward_flops(model, data["attention_mask"])
-    return out
+            yield name, token_nll(model, data), forward_flops(model, data["attention_mask"])
 
 
 def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int,
@@ -212,7 +214,8 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         for i, (sl, total) in enumerate(zip(slices, totals)):
             if total == 0:
                 continue  # empty on every worker
-            loss = torch.zeros((), device=model.device)
+            zero_grads(optimizers)
+            value = 0.0  # this worker's minibatch loss, summed over its terms
             if sl.stop > sl.start:
                 tok = first_tok.pop(i, None)
                 if tok is None:
@@ -222,13 +225,14 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
                 share = (sl.stop - sl.start) / total
                 policy = PolicyBatch(tok, tok_old[sl], batch["loss_mask"][sl],
                                      batch["rewards"][sl], k)
-                loss = share * LOSSES[cfg.loss](policy, cfg)
-            for name, (nll, aux_flops) in aux_terms(model, aux or {}, rng, pad_id).items():
+                value += backward(share * LOSSES[cfg.loss](policy, cfg))
+                del tok, policy  # the policy's graph is freed before PTX's pass
+            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id):
                 aux_losses.setdefault(name, []).append(nll.item())
-                loss = loss + aux[name][1] * nll / world
+                value += backward(aux[name][1] * nll / world)
                 flops += 3 * aux_flops
-            norms.append(optimizer_step(params, optimizers, loss, cfg.grad_clip))
-            losses.append(loss.item())
+            norms.append(step_optimizers(params, optimizers, cfg.grad_clip))
+            losses.append(value)
     model.eval()
     losses = dist.all_sum(losses)  # the global minibatch losses
     extra = {f"{name}_loss": sum(v) / len(v) for name, v in aux_losses.items()}
@@ -256,17 +260,33 @@ def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: 
     return dist.all_sum([loss.item()])[0], flops
 
 
-def optimizer_step(params: list, optimizers: list[torch.optim.Optimizer], loss: torch.Tensor,
-                   grad_clip: float) -> float:
-    """Backward (if the loss has a graph: an empty shard has none), gradients summed over
-    data-parallel workers, clipped, one step of every optimizer; returns the gradient norm."""
+def zero_grads(optimizers: list[torch.optim.Optimizer]) -> None:
     for opt in optimizers:
         opt.zero_grad(set_to_none=True)
+
+
+def backward(loss: torch.Tensor) -> float:
+    """Accumulate `loss`'s gradient (if it has a graph: an empty shard has none); its value."""
     if loss.requires_grad:
         loss.backward()
+    return loss.item()
+
+
+def step_optimizers(params: list, optimizers: list[torch.optim.Optimizer], grad_clip: float
+                    ) -> float:
+    """The accumulated gradients summed over data-parallel workers, clipped, one step of every
+    optimizer; returns the gradient norm."""
     dist.all_reduce_grads(params)
     clip = grad_clip if grad_clip > 0 else float("inf")
     norm = torch.nn.utils.clip_grad_norm_(params, clip).item()
     for opt in optimizers:
         opt.step()
     return norm
+
+
+def optimizer_step(params: list, optimizers: list[torch.optim.Optimizer], loss: torch.Tensor,
+                   grad_clip: float) -> float:
+    """One optimizer step on `loss`'s gradient; returns the gradient norm."""
+    zero_grads(optimizers)
+    backward(loss)
+    return step_optimizers(params, optimizers, grad_clip)

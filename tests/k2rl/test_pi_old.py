@@ -162,3 +162,48 @@ def test_bad_settings_are_config_errors():
         TrainConfig(old_logp="cache")
     with pytest.raises(ConfigError, match="train.old_logp_tolerance"):
         TrainConfig(old_logp_tolerance=-1)
+
+
+def test_ptx_backward_runs_after_the_policy_s_and_takes_the_same_step(monkeypatch):
+    """Each term's backward runs before the next term's forward pass (one graph held at a time:
+    a LoRA step's peak memory), and the step equals one backward of the summed loss."""
+    import numpy as np
+
+    from k2rl import trainer
+
+    base = small_model()
+    groups, _ = sampled(base)
+    pad = build_tokenizer().pad_token_id
+    ptx = [([1, 5, 6, 7, 2], [0, 1, 1, 1, 1]), ([1, 8, 9, 2], [0, 0, 1, 1])] * 2
+    cfg = TrainConfig(lr=1e-3, inner_steps=2, minibatches=1)
+
+    def run(model):
+        aux = {"ptx": (ptx, 0.5, 3)}
+        return update(model, make_optimizer(model, cfg), groups, cfg, pad, aux=aux,
+                      rng=np.random.default_rng(0))
+
+    graded_at_ptx = []
+    nll = trainer.token_nll
+    monkeypatch.setattr(trainer, "token_nll", lambda model, data: (
+        graded_at_ptx.append(any(p.grad is not None for p in model.parameters())),
+        nll(model, data))[1])
+    split = copy.deepcopy(base)
+    split_metrics = run(split)
+    assert graded_at_ptx == [True, True]  # the policy's gradient was in before PTX's pass
+
+    terms = []  # one backward of the summed terms, as before per-term backward
+    monkeypatch.setattr(trainer, "backward", lambda loss: (terms.append(loss), loss.item())[1])
+    step = trainer.step_optimizers
+
+    def joint_step(params, optimizers, clip):
+        sum(terms).backward()
+        terms.clear()
+        return step(params, optimizers, clip)
+
+    monkeypatch.setattr(trainer, "step_optimizers", joint_step)
+    joint = copy.deepcopy(base)
+    joint_metrics = run(joint)
+    assert split_metrics["ptx_loss"] == pytest.approx(joint_metrics["ptx_loss"], abs=1e-6)
+    for name, w in joint.state_dict().items():
+        torch.testing.assert_close(split.state_dict()[name], w, atol=1e-6, rtol=1e-5)
+    assert any((split.state_dict()[n] != base.state_dict()[n]).any() for n in base.state_dict())

@@ -21,8 +21,12 @@ Per family it records the exit code (and the last line of stderr where it is not
 k2rl said at start about the layout, the engine-vs-trainer log-prob gap of every step, the
 seconds, and per column the trajectories stored and whether each stores what the template
 rendered: its ids begin with the tokenised rendering of its prompt (k2rl.chat.prompt_ids) and
-every tool delta in them is the template's (k2rl.chat.observation_ids). A random model rarely
-writes a call, so tool turns in rollouts are counted, not forced.
+every tool delta in them is the template's (k2rl.chat.observation_ids). A random model never
+writes a call, so with `--teach-calls N` (default 150) each family's model first takes N steps
+of supervised training on calculator expert episodes laid out by its own template, tools
+listed as a rollout lists them (`teach_calls`): it then writes calls in its family's form
+(`<tool_call>`, `[TOOL_CALLS]`, Llama-3.1's JSON), well-formed or not, so the run's tool turns
+go through the family's parser, the tool result's layout and the delta checks.
 """
 from __future__ import annotations
 
@@ -93,6 +97,45 @@ def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int, timeout
             "said": said, "error": proc.stderr.strip().splitlines()[-1:] if proc.returncode else []}
 
 
+def teach_calls(model_dir: Path, steps: int, seed: int = 0) -> dict:
+    """`steps` AdamW steps (batch 8) of next-token loss on calculator expert episodes (a call,
+    its result, the answer) laid out by the model's own template with the calculator's tools,
+    so that a tiny random model writes tool calls in its family's form; saved in place.
+    Returns the first and last loss."""
+    import numpy as np
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import conversation_ids, load_tokenizer, pad_id
+    from k2rl.logprobs import collate
+    from k2rl.ptx import curated_messages
+
+    tok = load_tokenizer(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
+    samples = [conversation_ids(tok, m, tools=CalculatorEnv.tools)
+               for m in curated_messages(["k2rl/Calculator-v1"], n=256, seed=seed)]
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    rng, losses = np.random.default_rng(seed), []
+    model.train()
+    for _ in range(steps):
+        batch = collate([samples[i] for i in rng.choice(len(samples), 8, replace=False)],
+                        pad_id(tok))
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1),
+                                                batch["input_ids"][:, 1:].flatten(),
+                                                reduction="none")
+        mask = batch["loss_mask"][:, 1:].flatten()
+        loss = (nll * mask).sum() / mask.sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.save_pretrained(model_dir)
+    return {"steps": steps, "first_loss": round(losses[0], 3) if losses else None,
+            "last_loss": round(float(np.mean(losses[-10:])), 3) if losses else None}
+
+
 def columns(run: Path, model: Path) -> dict:
     """Per task: trajectories stored, those with a tool turn, those that store what the
     template rendered."""
@@ -128,14 +171,16 @@ def metrics_of(run: Path) -> dict:
 
 
 def bench_family(name: str, build, data: dict[str, Path], folder: Path, steps: int,
-                 timeout: int, reread: bool = False) -> dict:
+                 timeout: int, reread: bool = False, teach: int = 0) -> dict:
     """One family's run and what it stored; a run cut at the timeout (a loaded machine) is read
     as far as it got, and `reread` reads a kept run of `--work` again without training."""
     model, run = folder / name / "model", folder / name / "run"
     if reread:
         result = {"family": name, **json.loads((folder / name / "result.json").read_text())}
     else:
-        result = {"family": name, **train(build(model), data, folder / name, steps, timeout)}
+        taught = teach_calls(build(model), teach) if teach else None
+        result = {"family": name, **train(model, data, folder / name, steps, timeout),
+                  "taught_calls": taught}
         (folder / name / "result.json").write_text(json.dumps(result))
     if (run / "metrics.jsonl").exists() and metrics_of(run)["steps"]:
         result |= metrics_of(run) | {"columns": columns(run, model)}
@@ -189,6 +234,8 @@ def main() -> None:
     parser.add_argument("--reread", action="store_true", help="read the runs kept in --work "
                         "again (a run cut at the timeout is read as far as it got)")
     parser.add_argument("--table", action="store_true", help="print --out as a markdown table")
+    parser.add_argument("--teach-calls", type=int, default=150, help="steps of call-writing "
+                        "training of each family's model before its run (0: a random model)")
     args = parser.parse_args()
     if args.table:
         print(table(Path(args.out)))
@@ -199,7 +246,7 @@ def main() -> None:
         data = write_datasets(folder)
         for name in args.families.split(","):
             results.append(bench_family(name, FAMILIES[name][1], data, folder, args.steps,
-                                        args.timeout, args.reread))
+                                        args.timeout, args.reread, args.teach_calls))
             print(json.dumps(results[-1]), flush=True)
             write(Path(args.out), args.steps, results)  # after each family: a long run
 

@@ -94,6 +94,23 @@ def text_space() -> gymnasium.spaces.Text:
     return gymnasium.spaces.Text(max_length=MAX_TEXT_LENGTH, min_length=0, charset=CHARSET)
 
 
+def turns_and_results(messages: list[dict]) -> list[tuple[dict, list[str]]]:
+    """Each assistant turn of a transcript with the tool results that follow it (one a call).
+
+    >>> turns_and_results([{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"},
+    ...     {"role": "tool", "content": "1"}, {"role": "tool", "content": "2"},
+    ...     {"role": "assistant", "content": "3"}])
+    [({'role': 'assistant', 'content': 'a'}, ['1', '2']), ({'role': 'assistant', 'content': '3'}, [])]
+    """
+    out: list[tuple[dict, list[str]]] = []
+    for m in messages:
+        if m["role"] == "assistant":
+            out.append((m, []))
+        elif m["role"] == "tool" and out:
+            out[-1][1].append(m["content"])
+    return out
+
+
 @dataclass(frozen=True)
 class Problem:
     """One task instance."""
@@ -149,8 +166,9 @@ class TextEnv(gymnasium.Env[str, str]):
         """A problem drawn with ``self.np_random``, ignoring the split."""
         raise NotImplementedError
 
-    def _step(self, action: str) -> str | None:
-        """The tool's reply if ``action`` is a tool call, None if it is the final answer."""
+    def _step(self, action: str) -> str | list[str] | None:
+        """The tool's reply if ``action`` is a tool call (a list: one reply to each of several
+        calls, in order), None if it is the final answer."""
         raise NotImplementedError
 
     def expert_action(self, rng: np.random.Generator) -> str:
@@ -217,8 +235,13 @@ class TextEnv(gymnasium.Env[str, str]):
         if self.turn >= self.max_turns:
             # Spending every turn on tools never answers: same as a wrong answer.
             return self._finish(0.0)
-        self._messages.append({"role": "tool", "content": reply})
-        return reply, 0.0, False, False, self._info()
+        # One tool message a call, as chat templates lay out several calls' results; the
+        # observation is their replies one a line, and `info["tool_results"]` lists them when
+        # there are several (k2rl.rollout lays each out as its own tool message).
+        results = [reply] if isinstance(reply, str) else list(reply)
+        self._messages += [{"role": "tool", "content": r} for r in results]
+        several = {"tool_results": results} if len(results) > 1 else {}
+        return "\n".join(results), 0.0, False, False, {**self._info(), **several}
 
     def render(self) -> None:
         """Nothing to draw; see ``messages`` for the transcript."""

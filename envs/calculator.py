@@ -111,7 +111,7 @@ class CalculatorEnv(TextEnv):
         # The prompt keeps the drawn order; the key is the same for both orders.
         return Problem(key=identity(a, b), prompt=f"{a}*{b}=", answer=a * b)
 
-    def _step(self, action: str) -> str | None:
+    def _step(self, action: str) -> list[str] | None:
         # A call in a model family's own form (envs.tool_calls); a malformed one raises
         # MalformedCall, which TextEnv.step answers with an error the model sees.
         calls = plain_calls(action)
@@ -120,8 +120,8 @@ class CalculatorEnv(TextEnv):
                 return None  # not a tool call: the final answer
             calls = [action]
         # Tool errors are observations, so the model can see and recover from them; several
-        # calls in one turn are answered in order, one line each.
-        return "\n".join(_calculate(call) for call in calls)
+        # calls in one turn are answered in order, one tool message each.
+        return [_calculate(call) for call in calls]
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """Tool call or rough guess first; after a tool reply, copy the reply.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.base import Problem, TextEnv
+from envs.base import Problem, TextEnv, turns_and_results
 from envs.calculator import TOOL_ERROR as CALC_ERROR
 from envs.calculator import evaluate
 from envs.tool_calls import MalformedCall, plain_calls, schema
@@ -94,12 +94,18 @@ def call_tool(action: str) -> str | None:
     """The tool's reply if ``action`` attempts a call (plain form or a model family's own,
     envs.tool_calls; several calls answered one a line), else None (a final answer); raises
     MalformedCall for a call that cannot be read."""
+    replies = call_tools(action)
+    return None if replies is None else "\n".join(replies)
+
+
+def call_tools(action: str) -> list[str] | None:
+    """The tool's reply to each call ``action`` makes, in order, else None (a final answer)."""
     calls = plain_calls(action)
     if calls is not None:
-        return "\n".join(_reply(call) if TOOL_START.match(call) else USAGE_ERROR for call in calls)
+        return [_reply(call) if TOOL_START.match(call) else USAGE_ERROR for call in calls]
     if not TOOL_START.match(action):
         return None
-    return _reply(action)
+    return [_reply(action)]
 
 
 def _reply(action: str) -> str:
@@ -154,21 +160,21 @@ class LookupEnv(TextEnv):
             city_a=city_a, field_a=field_a, op=op, city_b=city_b, field_b=field_b,
         )
 
-    def _step(self, action: str) -> str | None:
+    def _step(self, action: str) -> list[str] | None:
         # Tool errors are observations, so the model can see and recover from them (a
         # malformed call too: TextEnv.step answers the MalformedCall it raises).
-        return call_tool(action)
+        return call_tools(action)
 
     def _observed(self) -> dict[str, int]:
         """Successful tool calls so far, as normalised call -> value: "get(avon,pop)" -> 120."""
         seen: dict[str, int] = {}
-        # The transcript alternates user, assistant, tool, assistant, tool, ...
-        for action, reply in zip(self._messages[1::2], self._messages[2::2]):
+        # The transcript: user, then each assistant turn followed by one tool message a call
+        for action, replies in turns_and_results(self._messages):
             try:
                 calls = plain_calls(action["content"]) or [action["content"]]
             except MalformedCall:
                 continue
-            for call, value in zip(calls, reply["content"].split("\n")):
+            for call, value in zip(calls, replies):
                 if not value.startswith("error"):
                     seen[normalise(call)] = int(value)
         return seen

@@ -270,15 +270,18 @@ def stop_ids(tokenizer, generation_config=None) -> set[int]:
     return ids
 
 
-def observation_ids(tokenizer, messages: Messages, observation: str, end: int | None,
-                    tools=None) -> list[int]:
-    """Ids that follow the model's last reply: a tool message and the next reply's opening.
+def observation_ids(tokenizer, messages: Messages, observation: str | list[str],
+                    end: int | None, tools=None) -> list[int]:
+    """Ids that follow the model's last reply: a tool message (one a result, where the reply
+    made several calls) and the next reply's opening.
 
     `messages` is the conversation up to and including that reply; `end` is the stop token
     that closed it, or None if it was cut at the token budget (then the template's turn end is
     added, so the layout stays well-formed).
     """
-    return delta_ids(tokenizer, messages, [{"role": "tool", "content": observation}], end, tools)
+    results = [observation] if isinstance(observation, str) else observation
+    return delta_ids(tokenizer, messages, [{"role": "tool", "content": r} for r in results],
+                     end, tools)
 
 
 def delta_ids(tokenizer, messages: Messages, new: Messages, end: int | None,

@@ -192,8 +192,9 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
         return
+    results = info.get("tool_results") or [obs]  # several calls: one tool message each
     try:
-        tail = observation_ids(tokenizer, t.messages, obs, tokens[-1] if closed else None,
+        tail = observation_ids(tokenizer, t.messages, results, tokens[-1] if closed else None,
                                getattr(e.env, "tools", ()))
     except ValueError as err:  # a template that rewrites the past (k2rl.chat.delta_ids)
         raise EnvCrash(f"environment {t.env_id}'s tool result on prompt {t.prompt_id} cannot "
@@ -202,6 +203,6 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
         t.status, t.rewards["truncation"] = Status.TRUNCATED, penalty
         return
     t.ids += tail
-    t.messages.append({"role": "tool", "content": obs})
+    t.messages += [{"role": "tool", "content": r} for r in results]
     t.mask += [0] * (len(t.ids) - len(t.mask))
     t.reply_start = len(t.ids)

@@ -104,3 +104,17 @@ def test_a_malformed_call_is_an_observation_and_counted(bad):
 @pytest.mark.parametrize("answer", ["156", '{"answer": 156}', "{not json}", "[1, 2]", "calc"])
 def test_final_answers_are_not_calls(answer):
     assert parse_calls(answer) is None
+
+
+def test_each_of_several_calls_gets_its_own_tool_message():
+    """Chat templates lay out one result a call (Qwen's <tool_response> blocks, Mistral's
+    [TOOL_RESULTS] with the call's id), so the env answers each call with its own message."""
+    two = call("calc", expression="2*3") + "\n" + call("calc", expression="4*5")
+    for env_id in ("k2rl/Calculator-v1", "k2rl/Lookup-v1"):
+        env = make(env_id)
+        env.reset(seed=3)
+        obs, _, done, _, info = env.step(two)
+        assert not done and info["tool_results"] == obs.split("\n") and len(obs.split("\n")) == 2
+        assert [m["role"] for m in env.unwrapped.messages()] == ["user", "assistant", "tool", "tool"]
+    env.reset(seed=3)
+    assert "tool_results" not in env.step(call("calc", expression="2*3"))[4]  # one call: the obs

@@ -273,13 +273,17 @@ def stored_as_rendered(tok, t, tools, stops: set[int]) -> bool:
         if t.mask[i] == 0:
             runs.append((i, j))
         i = j
-    tool_at = [k for k, m in enumerate(t.messages) if m["role"] == "tool" and k >= t.opening]
+    # the tool results after each reply (one message a call), by the index of the first
+    tool_at = [k for k, m in enumerate(t.messages) if m["role"] == "tool" and k >= t.opening
+               and t.messages[k - 1]["role"] != "tool"]
     if len(runs) != len(tool_at):
         return False
     for (a, b), k in zip(runs, tool_at):
         end = t.ids[a - 1] if t.ids[a - 1] in stops else None
-        want = observation_ids(tok, t.messages[:k], t.messages[k]["content"], end, tools)
-        if t.ids[a:b] != want:
+        n = next((j for j in range(k, len(t.messages)) if t.messages[j]["role"] != "tool"),
+                 len(t.messages))
+        results = [m["content"] for m in t.messages[k:n]]
+        if t.ids[a:b] != observation_ids(tok, t.messages[:k], results, end, tools):
             return False
     return True
 

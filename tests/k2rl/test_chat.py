@@ -361,3 +361,29 @@ def test_a_template_that_cannot_lay_out_a_reply_is_one_sentence():
     with pytest.raises(TemplateError, match="chat template of odd-model cannot lay out a user "
                                             "turn and an assistant reply"):
         layout_of(tok)
+
+
+@pytest.mark.parametrize("family, marker", [("qwen2.5", "<tool_response>"),
+                                            ("mistral-v0.3", "[TOOL_RESULTS]")])
+def test_each_of_two_calls_in_a_turn_gets_its_own_result_turn(family, marker):
+    """A turn of two calls is answered by two tool messages (k2rl.rollout, one a call): each
+    is laid out as the template lays out the result of its call (Mistral's with that call's
+    id), and the delta after the reply is exactly the template's."""
+    from envs.calculator import CalculatorEnv
+    from k2rl.chat import adapt
+
+    tok, tools = _families()[family], CalculatorEnv.tools
+    two = {"qwen2.5": CALLS["qwen2.5"] + "\n" + CALLS["qwen2.5"].replace("12*13", "2*3"),
+           "mistral-v0.3": '[TOOL_CALLS] [{"name": "calc", "arguments": {"expression": "12*13"}},'
+                           ' {"name": "calc", "arguments": {"expression": "2*3"}}]'}[family]
+    convo = EPISODE[1:2] + [{"role": "assistant", "content": two}, {"role": "tool", "content": "156"},
+                            {"role": "tool", "content": "6"}, {"role": "assistant", "content": "156"}]
+    adapted = adapt(tok, convo, tools)
+    ids = [c["id"] for c in adapted[1]["tool_calls"]]
+    assert len(set(ids)) == 2 and [m["tool_call_id"] for m in adapted[2:4]] == ids
+    text = render(tok, convo, False, tools)
+    assert text.count(marker) == 2 and text.index("156", text.index(marker)) < text.rindex("6")
+    assert conversation_ids(tok, convo, tools)[0] == _rendered_ids(tok, convo, tools)
+    delta = observation_ids(tok, convo[:2], ["156", "6"], None, tools)
+    prompt = prompt_ids(tok, convo[:3] + convo[3:4], tools)
+    assert tok.decode(delta).count(marker) == 2 and tok.decode(prompt).endswith(tok.decode(delta))

@@ -13,15 +13,15 @@ three columns as three tasks:
   system prompt (the task's `system`);
 - `chat_messages`: the same sums as chat `messages` that open with a system message;
 - `tool_use`: k2rl/Calculator-v1, the tools listed to templates that list them; with
-  `train.ptx_beta` 0.1 on 64 curated expert episodes of the three tasks (k2rl.ptx.write_curated:
+  `train.ptx_beta` 0.1 on 64 curated expert episodes of the three tasks (k2rl.bootstrap.ptx.write_curated:
   the calculator's a call, its result, the answer), laid out by the template and trained on
   every step.
 
 Per family it records the exit code (and the last line of stderr where it is not 0), the lines
 k2rl said at start about the layout, the engine-vs-trainer log-prob gap of every step, the
 seconds, and per column the trajectories stored and whether each stores what the template
-rendered: its ids begin with the tokenised rendering of its prompt (k2rl.chat.prompt_ids) and
-every tool delta in them is the template's (k2rl.chat.observation_ids). A random model rarely
+rendered: its ids begin with the tokenised rendering of its prompt (k2rl.lm.chat.prompt_ids) and
+every tool delta in them is the template's (k2rl.lm.chat.observation_ids). A random model rarely
 writes a call, so tool turns in rollouts are counted, not forced.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ SYSTEM = "Answer with a number."
 def write_datasets(folder: Path) -> dict[str, Path]:
     """examples/dataset's sums as question/answer rows and as chat messages with a system
     message, train and eval files of each; a small curated PTX file."""
-    from k2rl.ptx import write_curated
+    from k2rl.bootstrap.ptx import write_curated
 
     out = {"ptx": write_curated(folder / "ptx.jsonl", ["k2rl/Calculator-v1"], n=64)}
     for name in ("train", "eval"):
@@ -99,7 +99,7 @@ def columns(run: Path, model: Path) -> dict:
     from transformers import GenerationConfig
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import load_tokenizer, stop_ids
+    from k2rl.lm.chat import load_tokenizer, stop_ids
     from tests.k2rl.fixtures import stored_as_rendered
     from tests.k2rl.test_train import read_store
 

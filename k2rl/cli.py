@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 
 from k2rl.config import ConfigError, load_config
-from k2rl.registry import limit_prompts, load_envs
-from k2rl.store import MissingServiceError, StaleRunError
+from k2rl.runtime.store import MissingServiceError, StaleRunError
+from k2rl.tasks.registry import limit_prompts, load_envs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,23 +163,23 @@ def cmd_train(args) -> int:
 
 def train_run(args, cfg, run_dir: Path) -> int:
     from k2rl.controller import train
-    from k2rl.engine import fitted_max_len
+    from k2rl.device.engine import fitted_max_len
 
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
-        from k2rl.model import check_model_dir
+        from k2rl.bootstrap.model import check_model_dir
 
         for line in check_model_dir(cfg.model.path):
             print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
-        from k2rl.ptx import read_ptx
+        from k2rl.bootstrap.ptx import read_ptx
 
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
     if not args.resume:  # a resumed run's config already says which prompts fit
-        from k2rl.model import default_model
+        from k2rl.bootstrap.model import default_model
 
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
-        # what the workers' engines will take (k2rl.engine.fitted_max_len), for the guard below
+        # what the workers' engines will take (k2rl.device.engine.fitted_max_len), for the guard below
         cfg.rollout.max_model_len = fitted_max_len(str(model_dir), cfg.rollout.max_model_len)
         for line in limit_prompts(cfg, str(model_dir)):
             print(line)
@@ -200,7 +200,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
 
 def precision_line(cfg) -> str:
     """How the run computes, with the `auto` settings resolved for this machine."""
-    from k2rl import precision
+    from k2rl.lm import precision
 
     device = cfg.ray.device
     matmuls = precision.autocast_dtype(cfg.model.autocast, device)
@@ -314,8 +314,8 @@ def cmd_rollouts(args) -> int:
 
 def cmd_envs_list(args) -> int:
     from envs import K2RL_ARGUMENT_ENV_IDS
-    from k2rl.registry import SOURCES, k2rl_ids
-    from k2rl.task_envs import make_env, task_kwargs
+    from k2rl.tasks.make import make_env, task_kwargs
+    from k2rl.tasks.registry import SOURCES, k2rl_ids
 
     load_envs(load_config(args.config))
     print(f"{'id':<28}{'task':<14}{'verifier':<23}{'budget':>7}  source")
@@ -335,8 +335,8 @@ def cmd_envs_check(args) -> int:
     import numpy as np
     from gymnasium.utils.env_checker import check_env
 
-    from k2rl.registry import check_id
-    from k2rl.task_envs import make_env
+    from k2rl.tasks.make import make_env
+    from k2rl.tasks.registry import check_id
 
     load_envs(load_config(args.config))
     check_id(args.id, "the command line")
@@ -358,8 +358,8 @@ def cmd_envs_check(args) -> int:
 
 
 def check_split(env_id: str, train_draws: int) -> int:
-    """Print the held-out split check (k2rl.heldout.split_leaks); 1 if an eval problem leaks."""
-    from k2rl.heldout import split_leaks
+    """Print the held-out split check (k2rl.step.heldout.split_leaks); 1 if an eval problem leaks."""
+    from k2rl.step.heldout import split_leaks
 
     r = split_leaks(env_id, train_draws)
     print(f"{env_id}: {r['eval_problems']} distinct eval problems against {r['train_draws']} "
@@ -378,7 +378,7 @@ def check_split(env_id: str, train_draws: int) -> int:
 def run_pairs(run_dir: str) -> list:
     """The held-out critic pairs of a run, from its Redis (its own server, restarted if needed)."""
     from critic.pairs import Pair
-    from k2rl.store import RunStore, connect, start_redis
+    from k2rl.runtime.store import RunStore, connect, start_redis
 
     run = Path(run_dir)
     if not (run / "config.yaml").exists():
@@ -400,14 +400,14 @@ def cmd_critic_eval(args) -> int:
     from critic.pairs import PairsError, read_pairs
     from critic.rubrics import RubricError, load_rubrics
     from k2rl.loggers import quiet_terminal
-    from k2rl.self_critique import standalone_judge
+    from k2rl.step.self_critique import standalone_judge
 
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
         rubrics = load_rubrics(args.rubrics)
     except (PairsError, RubricError) as e:
         raise ConfigError(str(e)) from None
-    from k2rl import lora
+    from k2rl.device import lora
 
     if not lora.is_adapter(args.model) and not Path(args.model, "config.json").exists():
         raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json) nor a "
@@ -427,7 +427,7 @@ def cmd_critic_eval(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from k2rl import lora
+    from k2rl.device import lora
 
     ckpt = lora.run_checkpoint(Path(args.run_dir), args.step)
     out = lora.export(ckpt, Path(args.merged))

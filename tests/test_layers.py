@@ -9,7 +9,7 @@ Imports are read from the source (ast), both at module level and inside function
 function-level import still ties the modules together; it only hides the cycle until the
 function runs), leaving out those under `if TYPE_CHECKING:`. Before this test, model -> sft ->
 self_critique -> model was a cycle through function-level imports, and envs.dataset imported
-k2rl.model and k2rl.chat.
+k2rl.bootstrap.model and k2rl.lm.chat.
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def imports_of(path: Path) -> set[str]:
         def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
             if node.level or not node.module:
                 return
-            for alias in node.names:  # `from k2rl import engine` imports the module k2rl.engine
+            for alias in node.names:  # `from k2rl import engine` imports the module k2rl.device.engine
                 found.update(filter(None, [owner(f"{node.module}.{alias.name}")]))
 
     Visitor().visit(ast.parse(path.read_text()))
@@ -94,7 +94,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_is_read() -> None:
-    assert {"k2rl.chat", "k2rl.engine"} <= GRAPH["k2rl.self_critique"]
+    assert {"k2rl.lm.chat", "k2rl.device.engine"} <= GRAPH["k2rl.step.self_critique"]
     assert "rewards.instructions" in GRAPH["envs.instructions"]
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import gymnasium
 import pytest
 
-from k2rl import registry, task_envs
 from k2rl.config import ConfigError, load_config
+from k2rl.tasks import registry, make as task_envs
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "custom_env"

@@ -2,7 +2,7 @@
 
 k2rl builds it itself (nothing is downloaded): a `tokenizers` character vocabulary with a chat
 template, a Qwen2 config sized for a 2-core CPU, and a short supervised warm-start on
-demonstrations played by the default environments' scripted experts (k2rl.sft). The result
+demonstrations played by the default environments' scripted experts (k2rl.bootstrap.sft). The result
 is saved in HF format under `model.cache_dir/<recipe hash>` and reused while the recipe (every
 ModelConfig field but the cache folder) stays the same. Deterministic given `model.seed`.
 """
@@ -18,13 +18,13 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
-from k2rl.chat import TemplateError, layout_of, load_tokenizer
 from k2rl.config import ModelConfig
+from k2rl.lm.chat import TemplateError, layout_of, load_tokenizer
 
 RECIPE_VERSION = 10  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words)
-# <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
+# <|critic|> opens the judge's verdict (k2rl.step.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
@@ -115,7 +115,7 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
         return out
     from transformers import Qwen2ForCausalLM
 
-    from k2rl.sft import warm_start
+    from k2rl.bootstrap.sft import warm_start
 
     torch.manual_seed(cfg.seed)
     tokenizer = build_tokenizer()
@@ -134,7 +134,7 @@ def check_model_dir(path: str | Path, key: str = "model.path") -> list[str]:
     """A clear ConfigError, before any service starts, for a model folder k2rl cannot use: one
     that is missing, is not a Hugging Face model, has an architecture vLLM cannot load, or has
     a tokenizer without a chat template or with one that cannot lay out a reply or a tool
-    result. Returns a line per way its conversations are laid out differently (k2rl.chat.Layout:
+    result. Returns a line per way its conversations are laid out differently (k2rl.lm.chat.Layout:
     a system prompt folded into the first user turn, tool results as user turns)."""
     from k2rl.config import ConfigError
 

@@ -56,8 +56,9 @@ def main(argv=None) -> dict:
     from critic.judge import pairs_in_group
     from critic.rubrics import load_rubrics
     import envs  # noqa: F401  (registers the environments)
-    from k2rl.bootstrap.model import default_model, load_tokenizer
+    from k2rl.bootstrap.model import default_model
     from k2rl.config import Config
+    from k2rl.lm.chat import load_tokenizer
     from k2rl.step.group import Request
     from k2rl.step.rollout import rollout
     from k2rl.step.self_critique import judge_groups, make_judge

@@ -401,7 +401,8 @@ def main(argv: list[str] | None = None) -> dict:
     import torch
     from transformers import AutoModelForCausalLM
 
-    from k2rl.bootstrap.model import load_tokenizer, param_count
+    from k2rl.lm.chat import load_tokenizer
+    from k2rl.lm.hf import param_count
 
     torch.set_num_threads(args.threads)  # vLLM's CPU worker turns this into a no-op later
     machine = machine_info(torch, args.threads)

@@ -103,8 +103,9 @@ def one_size(hidden: int, repeats: int) -> dict:
     import torch
     from transformers import Qwen2ForCausalLM
 
-    from k2rl.bootstrap.model import build_config, build_tokenizer, param_count
+    from k2rl.bootstrap.model import build_config, build_tokenizer
     from k2rl.config import ModelConfig
+    from k2rl.lm.hf import param_count
 
     torch.set_num_threads(2)
     tok = build_tokenizer()

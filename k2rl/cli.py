@@ -167,7 +167,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
 
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
-        from k2rl.bootstrap.model import check_model_dir
+        from k2rl.lm.hf import check_model_dir
 
         for line in check_model_dir(cfg.model.path):
             print(line)

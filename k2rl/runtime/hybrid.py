@@ -18,13 +18,13 @@ import torch
 
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
-from k2rl.bootstrap.model import param_count
 from k2rl.bootstrap.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
 from k2rl.device.colocate import Colocation
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
+from k2rl.lm.hf import param_count
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
 from k2rl.step.self_critique import judge_examples, judge_groups, make_judge, reasoned

@@ -1,8 +1,9 @@
 """The embedded default model: tokenizer, recipe-keyed cache, determinism."""
 from pathlib import Path
 
-from k2rl.bootstrap.model import build_tokenizer, default_model, load_tokenizer, recipe_dir
+from k2rl.bootstrap.model import build_tokenizer, default_model, recipe_dir
 from k2rl.config import ModelConfig
+from k2rl.lm.chat import load_tokenizer
 from k2rl.lm.chat import prompt_ids
 
 TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)

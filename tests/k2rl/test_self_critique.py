@@ -361,7 +361,7 @@ from critic.judge import Comparison
 from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
-from k2rl.bootstrap.model import load_tokenizer
+from k2rl.lm.chat import load_tokenizer
 from k2rl.step.self_critique import SOLVE_TOKENS, answer_ids, check_cap, make_judge, open_ids
 from tests.k2rl.fixtures import qwen2_dir
 

@@ -5,9 +5,9 @@ import json
 import pytest
 import torch
 
-from k2rl.bootstrap.model import check_model_dir
 from k2rl.config import ConfigError
 from k2rl.lm.chat import conversation_ids, pad_id, stop_ids
+from k2rl.lm.hf import check_model_dir
 from tests.k2rl.fixtures import llama3_dir, qwen2_dir
 
 
@@ -168,7 +168,7 @@ def test_a_model_the_engine_cannot_run_is_one_sentence_at_start(tmp_path):
 
 
 def test_a_model_without_system_or_tool_roles_is_said_in_one_line_each(tmp_path):
-    from k2rl.bootstrap.model import check_model_dir
+    from k2rl.lm.hf import check_model_dir
     from tests.k2rl.fixtures import gemma2_dir
 
     folder = gemma2_dir(tmp_path / "gemma2")

@@ -34,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from k2rl.config import Config, ConfigError, to_dict
+from k2rl.viewer import format_markdown
 
 DRIVER_LOG = "driver.log"
 WORKERS_LOG = "workers.log"
@@ -97,8 +98,6 @@ class TensorBoard:
             self.writer.flush()
 
     def log(self, step: int, metrics: dict, samples: list) -> None:
-        from k2rl.viewer import format_markdown
-
         for name, value in metrics.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self.writer.add_scalar(name, value, step)

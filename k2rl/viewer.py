@@ -23,6 +23,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from k2rl.config import load_config
+from k2rl.runtime.reaper import start_time
+from k2rl.runtime.store import RunStore, connect, start_redis
 from k2rl.step.group import Group, Trajectory
 
 HOST = "127.0.0.1"
@@ -46,8 +49,6 @@ def run_folder(run_dir: str | Path) -> Path:
 
 def live_redis(run: Path) -> str | None:
     """The URL of the redis-server serving `run` right now (a live run), or None."""
-    from k2rl.runtime.reaper import start_time
-
     try:
         pid, started = map(int, (run / "redis" / "redis.pid").read_text().split())
     except (OSError, ValueError):
@@ -78,8 +79,6 @@ def server_port(pid: int) -> int | None:
 
 def configured_url(run: Path) -> str | None:
     """redis.url of the run's config.yaml (None: the run had its own server)."""
-    from k2rl.config import load_config
-
     if not (run / "config.yaml").exists():
         return None
     return load_config(run / "config.yaml").redis.url
@@ -96,8 +95,6 @@ class Opened:
 def open_store(run_dir: str | Path):
     """The run's RunStore: on its live server, its configured one, or a server started from its
     folder for the duration (and stopped after)."""
-    from k2rl.runtime.store import RunStore, connect, start_redis
-
     run = run_folder(run_dir)
     url = configured_url(run)
     live = url is not None

@@ -19,6 +19,8 @@ import time
 
 import torch
 
+from k2rl.device import distributed, weight_sync
+
 
 def configure_env(threads: int, kv_cache_gib: int) -> None:
     """vLLM reads these at import and engine start, so set them first."""
@@ -212,8 +214,6 @@ def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
     map is pushed through vLLM's `reload_weights`, once all buckets are in: it must see a fused
     layer (q/k/v, gate/up) whole, and a bucket boundary may split one.
     """
-    from k2rl.device import distributed, weight_sync
-
     start = time.perf_counter()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
     planned = all(llm.collective_rpc(weight_sync.adopt,

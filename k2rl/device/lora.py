@@ -35,6 +35,7 @@ from pathlib import Path
 import torch
 
 from k2rl.config import ConfigError, LoraConfig
+from k2rl.device import distributed, engine, weight_sync
 from k2rl.lm.chat import load_tokenizer
 
 ADAPTER = "default"  # peft's name for the one adapter
@@ -83,8 +84,6 @@ def broadcast_adapter(model: torch.nn.Module) -> None:
     worker. The workers' adapter gradients are summed (k2rl.device.distributed.all_reduce_grads), so
     each takes rank 0's step already: this keeps rounding from drifting them apart, as the
     broadcast of a full push does, for the adapter's bytes alone."""
-    from k2rl.device import distributed
-
     if distributed.world_size() > 1:
         named = [(name, p.detach()) for name, p in adapter_params(model).items()]
         for _ in distributed.broadcast_buckets(named):
@@ -148,8 +147,6 @@ def push(llm, model: torch.nn.Module, full: bool) -> dict[str, float]:
 
     An engine the copy plan cannot map takes every merged tensor through vLLM's reload.
     """
-    from k2rl.device import engine, weight_sync
-
     start = time.perf_counter()
     planned = all(llm.collective_rpc(weight_sync.adopt, args=(merged_shapes(model),)))
     named = merged(model, targets_only=planned and not full)

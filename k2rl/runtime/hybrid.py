@@ -18,6 +18,7 @@ import torch
 
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
+from critic.rubrics import load_rubrics
 from k2rl.bootstrap.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
@@ -30,6 +31,7 @@ from k2rl.step.rollout import rollout
 from k2rl.step.self_critique import judge_examples, judge_groups, make_judge, reasoned
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
+from rewards.deadline import timeouts
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
 WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
@@ -42,8 +44,6 @@ class HybridWorker:
         engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
         load_envs(cfg)  # this process makes its own environments
         from transformers import AutoModelForCausalLM
-
-        from critic.rubrics import load_rubrics
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)
@@ -233,6 +233,4 @@ class HybridWorker:
     def reward_timeouts(self) -> int:
         """Verifier calls that hit their time limit in this process so far (each scored 0;
         rewards.deadline); the controller logs the workers' sum as reward/timeouts."""
-        from rewards.deadline import timeouts
-
         return timeouts()

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import redis
 
+from k2rl.runtime.reaper import start_time, stop
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 10.0
@@ -131,8 +133,6 @@ def _die_with_parent() -> None:
 def _stop_stale(data_dir: Path) -> str | None:
     """Stop a redis-server that an earlier, killed process of this run left serving
     `data_dir` (its pid file names it), so two servers never share one append-only file."""
-    from k2rl.runtime.reaper import start_time, stop
-
     pid_file = data_dir / PID_FILE
     try:
         pid, started = map(int, pid_file.read_text().split())
@@ -195,8 +195,6 @@ def start_redis(run_dir: Path, timeout: float = START_TIMEOUT_S) -> RedisServer:
             log_path=log_path,
         )
         if _wait_ready(server, timeout):
-            from k2rl.runtime.reaper import start_time
-
             pid = server.process.pid
             (data_dir / PID_FILE).write_text(f"{pid} {start_time(pid)}\n")
             return server

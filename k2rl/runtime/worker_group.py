@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from k2rl.config import Config
+from k2rl.runtime.hybrid import HybridWorker
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import EnvCrash
 
@@ -56,8 +57,6 @@ class WorkerGroup:
         import ray
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
-        from k2rl.runtime.hybrid import HybridWorker
 
         n, r = cfg.ray.num_workers, cfg.ray
         bundle = {"CPU": r.cpus_per_worker} | ({"GPU": 1} if r.device == "cuda" else {})

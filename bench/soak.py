@@ -337,7 +337,8 @@ def profile(args) -> dict:
 
 
 def layouts(run: Path, keep_steps: int = 20) -> dict:
-    from k2rl.runtime.store import RunStore, connect, read_lines, start_redis
+    from k2rl.runtime.redis_server import connect, start_redis
+    from k2rl.runtime.store import RunStore, read_lines
     from k2rl.step.group import Group
 
     files = sorted((run / "rollouts").glob("step-*.jsonl.gz"))

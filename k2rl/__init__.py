@@ -15,7 +15,8 @@ cycle). From the bottom:
     k2rl.runtime      the run's processes: hybrid workers, their group, the      ... and bootstrap
                       run store and its redis-server, the reaper
     k2rl (the app)    the `k2rl` command (cli), the RL loop (controller),        everything
-                      loggers, report, viewer
+                      metrics (loggers), a quiet terminal (terminal), report,
+                      viewer
 
 Beside k2rl, and below all of it: envs/ (the gym; imports rewards/ only), rewards/ (pure
 verifiers; rewards.sandbox runs code) and critic/ (the critic's pure logic).

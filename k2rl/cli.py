@@ -50,13 +50,14 @@ from k2rl.device import lora
 from k2rl.device.engine import fitted_max_len
 from k2rl.lm import precision
 from k2rl.lm.hf import check_model_dir
-from k2rl.loggers import quiet_terminal
 from k2rl.report import write_report
-from k2rl.runtime.store import MissingServiceError, RunStore, StaleRunError, connect, start_redis
+from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
+from k2rl.runtime.store import RunStore, StaleRunError
 from k2rl.step import self_critique
 from k2rl.step.heldout import split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
+from k2rl.terminal import quiet_terminal
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,11 +28,12 @@ import redis
 import yaml
 from tqdm import tqdm
 
-from k2rl import loggers
+from k2rl import loggers, terminal
 from k2rl.bootstrap.model import default_model
 from k2rl.config import Config, to_dict
 from k2rl.runtime import reaper
-from k2rl.runtime.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
 from k2rl.runtime.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
 from k2rl.step import heldout
 from k2rl.step.group import Group, Request, trajectories
@@ -356,7 +357,7 @@ def services(cfg: Config, run_dir: Path):
         ray.init(address=cfg.ray.address or "local",
                  num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
                  include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
-                 **local, **loggers.ray_logging(cfg, run_dir))  # workers' output: see loggers
+                 **local, **terminal.ray_logging(cfg, run_dir))  # workers' output: see terminal
         try:
             yield RunStore(client, run_dir.name, run_dir, cfg.redis.keep_steps)
         finally:

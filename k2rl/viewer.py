@@ -25,7 +25,8 @@ from pathlib import Path
 
 from k2rl.config import load_config
 from k2rl.runtime.reaper import start_time
-from k2rl.runtime.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
 from k2rl.step.group import Group, Trajectory
 
 HOST = "127.0.0.1"

@@ -13,7 +13,7 @@ reading a step reads that step only. Older steps move to ``RUN_DIR/rollouts/step
 and renamed before the step leaves Redis, so a step is always in one place or both and a crash
 at any point loses nothing. Readers look in Redis first, then in the file.
 
-The server itself (start, stop, connect) is k2rl.runtime.redis_server; its names are re-exported here.
+The server itself (start, stop, connect) is k2rl.runtime.redis_server.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from typing import Any
 
 import redis
 
-from k2rl.runtime.redis_server import (HOST, PID_FILE, MissingServiceError, RedisServer,  # noqa: F401
-                               connect, start_redis)
 from k2rl.step.group import Group
 
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply

@@ -34,8 +34,8 @@ from critic.layout import (ASK, JUDGE, VERDICTS, check_messages, example_message
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
 from k2rl.device import engine
-from k2rl.lm.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids,
-                       turn_end_id, turn_ids)
+from k2rl.lm.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids, turn_end_id,
+                          turn_ids)
 from k2rl.step.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default

@@ -22,8 +22,8 @@ from gymnasium.utils.env_checker import check_env
 
 import envs
 from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
-from rewards import (chat_reference, countdown, exact_int, final_int, get_reward, instruction_following,
-                     math_equiv, sudoku, unit_tests)
+from rewards import (chat_reference, countdown, exact_int, final_int, get_reward,
+                     instruction_following, math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
 
 GARBAGE = "\x0bzz(( 3"  # not a tool call, not an answer

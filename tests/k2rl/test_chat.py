@@ -6,7 +6,7 @@ import pytest
 
 from k2rl.bootstrap.model import build_tokenizer
 from k2rl.lm.chat import (conversation_ids, observation_ids, prompt_ids, reply_text, render,
-                       stop_ids, text_ids)
+                          stop_ids, text_ids)
 from tests.k2rl.fixtures import chatml_tokenizer, llama3_tokenizer
 
 TOK = build_tokenizer()

@@ -258,7 +258,8 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
     from dataclasses import replace
 
     from k2rl import controller
-    from k2rl.runtime.store import RunStore, connect, start_redis
+    from k2rl.runtime.redis_server import connect, start_redis
+    from k2rl.runtime.store import RunStore
 
     cfg = replace(worker.cfg, train=replace(worker.cfg.train, steps=2),
                   eval=replace(worker.cfg.eval, every=2, prompts_per_task=4))

@@ -7,7 +7,7 @@ import pytest
 from k2rl.config import ConfigError, load_config
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.sampling import (filter_pool, moderate, prioritized, prompt_key, sample_requests,
-                           task_key)
+                                task_key)
 
 
 def test_task_mix_follows_weights_and_is_deterministic():

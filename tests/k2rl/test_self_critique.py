@@ -25,9 +25,10 @@ from k2rl.bootstrap.sft import make_judge_envs
 from k2rl.config import ModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
-from k2rl.step.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration, example_ids, harvest,
-                                judge_examples, judge_groups, judge_with, open_ids, reasoned,
-                                response_text, store_pairs, training_pairs, verdict_ids)
+from k2rl.step.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration,
+                                     example_ids, harvest, judge_examples, judge_groups, judge_with,
+                                     open_ids, reasoned, response_text, store_pairs, training_pairs,
+                                     verdict_ids)
 
 TOK = build_tokenizer()
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from k2rl.runtime.store import (MissingServiceError, RedisServer, RunStore, StaleRunError, connect,
-                        start_redis, write_lines)
+from k2rl.runtime.redis_server import MissingServiceError, RedisServer, connect, start_redis
+from k2rl.runtime.store import RunStore, StaleRunError, write_lines
 from k2rl.step.group import Group, Request, Status, Trajectory
 
 

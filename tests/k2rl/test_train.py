@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from k2rl.runtime.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
 from k2rl.step.group import trajectories
 
 pytestmark = pytest.mark.slow

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from k2rl import cli, viewer
-from k2rl.runtime.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
 from k2rl.step.group import Group, Request, Status, Trajectory
 
 ROOT = Path(__file__).resolve().parents[2]

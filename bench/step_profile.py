@@ -10,7 +10,7 @@ update, with the judge's own step), sync (the weight push into the engine), eval
 evaluation and the critic's held-out accuracy, on evaluation steps) and other (Redis writes,
 logging, checkpoints: the rest of `time/step`). A regression shows as a phase whose share grows.
 It also gives the update's matmul rate (`train_gflops_per_s`: FLOPs over real tokens,
-k2rl.flops), with --matmul as a share of this machine's fp32 and bf16 matmul rates (the
+k2rl.lm.flops), with --matmul as a share of this machine's fp32 and bf16 matmul rates (the
 update's matmuls run in bf16 under `model.autocast` where the CPU has AMX), how often π_old
 was the trainer's rather than the engine's (`old_logp_recomputed`) and how often that cost an
 extra forward pass (`old_logp_extra_pass`).
@@ -33,7 +33,7 @@ def profile(rows: list[dict]) -> dict:
     result = {"steps": n, "seconds_per_step": step,
               "phases": {p: {"seconds": s, "share": s / step} for p, s in out.items()}}
     rates = [r["train_gflops_per_s"] for r in rows if "train_gflops_per_s" in r]
-    if rates:  # the update's matmul FLOPs over real tokens per second (k2rl.flops)
+    if rates:  # the update's matmul FLOPs over real tokens per second (k2rl.lm.flops)
         result["train_gflops_per_s"] = sum(rates) / len(rates)
         result["old_logp_recomputed"] = sum(r.get("old_logp_recomputed", 1.0)
                                             for r in rows) / n

@@ -13,15 +13,15 @@ three columns as three tasks:
   system prompt (the task's `system`);
 - `chat_messages`: the same sums as chat `messages` that open with a system message;
 - `tool_use`: k2rl/Calculator-v1, the tools listed to templates that list them; with
-  `train.ptx_beta` 0.1 on 64 curated expert episodes of the three tasks (k2rl.ptx.write_curated:
+  `train.ptx_beta` 0.1 on 64 curated expert episodes of the three tasks (k2rl.bootstrap.ptx.write_curated:
   the calculator's a call, its result, the answer), laid out by the template and trained on
   every step.
 
 Per family it records the exit code (and the last line of stderr where it is not 0), the lines
 k2rl said at start about the layout, the engine-vs-trainer log-prob gap of every step, the
 seconds, and per column the trajectories stored and whether each stores what the template
-rendered: its ids begin with the tokenised rendering of its prompt (k2rl.chat.prompt_ids) and
-every tool delta in them is the template's (k2rl.chat.observation_ids). A random model never
+rendered: its ids begin with the tokenised rendering of its prompt (k2rl.lm.chat.prompt_ids) and
+every tool delta in them is the template's (k2rl.lm.chat.observation_ids). A random model never
 writes a call, so with `--teach-calls N` (default 150) each family's model first takes N steps
 of supervised training on calculator expert episodes laid out by its own template, tools
 listed as a rollout lists them (`teach_calls`): it then writes calls in its family's form
@@ -48,7 +48,7 @@ SYSTEM = "Answer with a number."
 def write_datasets(folder: Path) -> dict[str, Path]:
     """examples/dataset's sums as question/answer rows and as chat messages with a system
     message, train and eval files of each; a small curated PTX file."""
-    from k2rl.ptx import write_curated
+    from k2rl.bootstrap.ptx import write_curated
 
     out = {"ptx": write_curated(folder / "ptx.jsonl", ["k2rl/Calculator-v1"], n=64)}
     for name in ("train", "eval"):
@@ -107,9 +107,9 @@ def teach_calls(model_dir: Path, steps: int, seed: int = 0) -> dict:
     from transformers import AutoModelForCausalLM
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import conversation_ids, load_tokenizer, pad_id
-    from k2rl.logprobs import collate
-    from k2rl.ptx import curated_messages
+    from k2rl.lm.chat import conversation_ids, load_tokenizer, pad_id
+    from k2rl.lm.logprobs import collate
+    from k2rl.bootstrap.ptx import curated_messages
 
     tok = load_tokenizer(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32)
@@ -142,7 +142,7 @@ def columns(run: Path, model: Path) -> dict:
     from transformers import GenerationConfig
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import load_tokenizer, stop_ids
+    from k2rl.lm.chat import load_tokenizer, stop_ids
     from tests.k2rl.fixtures import stored_as_rendered
     from tests.k2rl.test_train import read_store
 

@@ -5,10 +5,10 @@
 For each model size (hidden x layers, the default model's layout: char vocabulary, 4 heads,
 MLP 3x hidden) it builds a random batch shaped like the default run's (32 groups of K=8,
 prompt plus reply lengths drawn from --min-len..--max-len tokens: the default run's
-are 8 to 45), times `k2rl.trainer.update`
+are 8 to 45), times `k2rl.step.trainer.update`
 with the default TrainConfig (π_old from the engine's log-probs, set here to the trainer's own
 so the check passes; 2 inner steps), counts the update's matmul FLOPs over real tokens
-(k2rl.flops: forward 2·P·n plus causal attention, backward 2x forward) and divides by the
+(k2rl.lm.flops: forward 2·P·n plus causal attention, backward 2x forward) and divides by the
 time. The model computes as the trainer's would (`--autocast`, `--attention`: the
 `model.autocast` and `model.attention` settings, auto by default: bf16 matmuls and eager
 attention on a CPU with AMX). The matmul rates are the best of several fp32 2048³ and bf16
@@ -30,7 +30,7 @@ OUT = ROOT / "bench" / "results" / "train_step.json"
 
 
 def make_groups(tokenizer, rng, groups: int, k: int, min_len: int, max_len: int):
-    from k2rl.group import Group, Request, Status, Trajectory
+    from k2rl.step.group import Group, Request, Status, Trajectory
 
     out = []
     vocab = [i for i in range(len(tokenizer)) if i not in tokenizer.all_special_ids]
@@ -55,11 +55,11 @@ def one_size(hidden: int, layers: int, args) -> dict:
     import torch
     from transformers import Qwen2ForCausalLM
 
-    from k2rl import precision
+    from k2rl.bootstrap.model import build_config, build_tokenizer
     from k2rl.config import ModelConfig, TrainConfig
-    from k2rl.flops import matmul_params
-    from k2rl.model import build_config, build_tokenizer
-    from k2rl.trainer import batch_of, make_optimizer, old_logp, update
+    from k2rl.lm import precision
+    from k2rl.lm.flops import matmul_params
+    from k2rl.step.trainer import batch_of, make_optimizer, old_logp, update
 
     tokenizer = build_tokenizer()
     torch.manual_seed(0)
@@ -111,7 +111,7 @@ def main(argv=None) -> None:
     import torch
 
     from bench.step_profile import matmul_gflops
-    from k2rl import precision
+    from k2rl.lm import precision
 
     torch.set_num_threads(args.threads)
     load = os.getloadavg()

@@ -169,7 +169,7 @@ def load_splits(files: tuple[str, ...], prompt_field: str, answer_field: str,
 @functools.lru_cache(maxsize=4)
 def _tokenizer(path: str):
     """The model's tokenizer, loaded as transformers loads it (envs/ imports nothing from the
-    engine; k2rl's own folders load the same way, k2rl.model.build_tokenizer)."""
+    engine; k2rl's own folders load the same way, k2rl.bootstrap.model.build_tokenizer)."""
     from transformers import AutoTokenizer  # heavy: only a length-guarded dataset needs it
 
     return AutoTokenizer.from_pretrained(path)
@@ -177,8 +177,8 @@ def _tokenizer(path: str):
 
 def prompt_tokens(row: Row, system: str | None, tokenizer) -> int:
     """Tokens of the row's prompt as the engine gets it: the chat template's rendering, ending
-    where the assistant's reply begins (as k2rl.chat.prompt_ids encodes it). A template that
-    rejects a system or tool turn (Gemma's) is given them as k2rl.chat.adapt lays them out:
+    where the assistant's reply begins (as k2rl.lm.chat.prompt_ids encodes it). A template that
+    rejects a system or tool turn (Gemma's) is given them as k2rl.lm.chat.adapt lays them out:
     the system prompt folded into the first user turn, tool results as user turns."""
     head = [{"role": "system", "content": system}] if system and not any(
         m["role"] == "system" for m in row.context) else []
@@ -202,7 +202,7 @@ def _rendered_tokens(tokenizer, messages: list[dict]) -> int:
 
 def folded(messages: list[dict]) -> list[dict]:
     """`messages` with a system prompt folded into the first user turn and tool results as
-    user turns, as k2rl.chat.adapt sends them to a template without those roles (envs/ does
+    user turns, as k2rl.lm.chat.adapt sends them to a template without those roles (envs/ does
     not import the engine).
 
     >>> folded([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])

@@ -34,15 +34,34 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+
+from critic.evaluate import evaluate_judge, format_judgments, format_table
+from critic.pairs import Pair, PairsError, read_pairs
+from critic.rubrics import RubricError, load_rubrics
+from envs import K2RL_ARGUMENT_ENV_IDS
+from k2rl import viewer
+from k2rl.bootstrap.model import default_model
+from k2rl.bootstrap.ptx import read_ptx
 from k2rl.config import ConfigError, load_config
-from k2rl.registry import limit_prompts, load_envs
-from k2rl.store import MissingServiceError, StaleRunError
+from k2rl.controller import RunError, train
+from k2rl.device import lora
+from k2rl.device.engine import fitted_max_len
+from k2rl.lm import precision
+from k2rl.lm.hf import check_model_dir
+from k2rl.report import write_report
+from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
+from k2rl.runtime.store import RunStore, StaleRunError
+from k2rl.step import self_critique
+from k2rl.step.heldout import split_leaks
+from k2rl.tasks.make import make_env, task_kwargs
+from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
+from k2rl.terminal import quiet_terminal
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from k2rl.controller import RunError
-
     try:
         return args.func(args)
     except (ConfigError, RunError, MissingServiceError, StaleRunError, FileNotFoundError) as e:
@@ -155,31 +174,20 @@ def cmd_train(args) -> int:
     if not args.resume:
         name = cfg.log.run_name or time.strftime("run-%Y%m%d-%H%M%S")
         run_dir = Path(cfg.log.run_dir) / name
-    from k2rl.loggers import quiet_terminal
-
     with quiet_terminal(run_dir, cfg.log.verbose):  # library warnings to RUN_DIR/driver.log
         return train_run(args, cfg, run_dir)
 
 
 def train_run(args, cfg, run_dir: Path) -> int:
-    from k2rl.controller import train
-    from k2rl.engine import fitted_max_len
-
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
-        from k2rl.model import check_model_dir
-
         for line in check_model_dir(cfg.model.path):
             print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
-        from k2rl.ptx import read_ptx
-
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
     if not args.resume:  # a resumed run's config already says which prompts fit
-        from k2rl.model import default_model
-
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
-        # what the workers' engines will take (k2rl.engine.fitted_max_len), for the guard below
+        # what the workers' engines will take (k2rl.device.engine.fitted_max_len), for the guard below
         cfg.rollout.max_model_len = fitted_max_len(str(model_dir), cfg.rollout.max_model_len)
         for line in limit_prompts(cfg, str(model_dir)):
             print(line)
@@ -200,8 +208,6 @@ def train_run(args, cfg, run_dir: Path) -> int:
 
 def precision_line(cfg) -> str:
     """How the run computes, with the `auto` settings resolved for this machine."""
-    from k2rl import precision
-
     device = cfg.ray.device
     matmuls = precision.autocast_dtype(cfg.model.autocast, device)
     attention = precision.attention(cfg.model.attention, device)
@@ -235,8 +241,6 @@ def print_summary(summary: dict) -> None:
 def cmd_status(args) -> int:
     """A live run (its redis-server is serving): progress from Redis, refreshed with --watch;
     otherwise state.json, as written at the last checkpoint."""
-    from k2rl import viewer
-
     run = Path(args.run_dir)
     while True:
         live = run.exists() and (viewer.live_redis(run.resolve()) or viewer.configured_url(run))
@@ -276,8 +280,6 @@ def total_steps(run: Path) -> int | None:
 
 
 def cmd_report(args) -> int:
-    from k2rl.report import write_report
-
     run = Path(args.run_dir)
     summary, metrics = run / "summary.json", run / "metrics.jsonl"
     if summary.exists() and not args.quiet:
@@ -294,8 +296,6 @@ def cmd_report(args) -> int:
 
 
 def cmd_rollouts(args) -> int:
-    from k2rl import viewer
-
     with viewer.open_store(args.run_dir) as opened:
         rows = viewer.find_rows(opened.store, args.step, args.task, args.order,
                                 args.limit or None, args.heldout)
@@ -313,10 +313,6 @@ def cmd_rollouts(args) -> int:
 
 
 def cmd_envs_list(args) -> int:
-    from envs import K2RL_ARGUMENT_ENV_IDS
-    from k2rl.registry import SOURCES, k2rl_ids
-    from k2rl.task_envs import make_env, task_kwargs
-
     load_envs(load_config(args.config))
     print(f"{'id':<28}{'task':<14}{'verifier':<23}{'budget':>7}  source")
     for env_id in k2rl_ids():
@@ -332,12 +328,6 @@ def cmd_envs_list(args) -> int:
 
 def cmd_envs_check(args) -> int:
     """check_env, then a few episodes with the env's scripted expert (or random text)."""
-    import numpy as np
-    from gymnasium.utils.env_checker import check_env
-
-    from k2rl.registry import check_id
-    from k2rl.task_envs import make_env
-
     load_envs(load_config(args.config))
     check_id(args.id, "the command line")
     env = make_env(args.id)
@@ -358,9 +348,7 @@ def cmd_envs_check(args) -> int:
 
 
 def check_split(env_id: str, train_draws: int) -> int:
-    """Print the held-out split check (k2rl.heldout.split_leaks); 1 if an eval problem leaks."""
-    from k2rl.heldout import split_leaks
-
+    """Print the held-out split check (k2rl.step.heldout.split_leaks); 1 if an eval problem leaks."""
     r = split_leaks(env_id, train_draws)
     print(f"{env_id}: {r['eval_problems']} distinct eval problems against {r['train_draws']} "
           f"training draws ({r['train_problems']} distinct)")
@@ -377,9 +365,6 @@ def check_split(env_id: str, train_draws: int) -> int:
 
 def run_pairs(run_dir: str) -> list:
     """The held-out critic pairs of a run, from its Redis (its own server, restarted if needed)."""
-    from critic.pairs import Pair
-    from k2rl.store import RunStore, connect, start_redis
-
     run = Path(run_dir)
     if not (run / "config.yaml").exists():
         raise FileNotFoundError(f"{run} is not a k2rl run folder (no config.yaml)")
@@ -396,26 +381,18 @@ def run_pairs(run_dir: str) -> list:
 
 
 def cmd_critic_eval(args) -> int:
-    from critic.evaluate import evaluate_judge, format_judgments, format_table
-    from critic.pairs import PairsError, read_pairs
-    from critic.rubrics import RubricError, load_rubrics
-    from k2rl.loggers import quiet_terminal
-    from k2rl.self_critique import standalone_judge
-
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
         rubrics = load_rubrics(args.rubrics)
     except (PairsError, RubricError) as e:
         raise ConfigError(str(e)) from None
-    from k2rl import lora
-
     if not lora.is_adapter(args.model) and not Path(args.model, "config.json").exists():
         raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json) nor a "
                                 "LoRA checkpoint (no adapter_config.json)")
     log = Path(args.log).resolve()
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
-        judge = standalone_judge(model, args.max_model_len)
+        judge = self_critique.standalone_judge(model, args.max_model_len)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:
@@ -427,8 +404,6 @@ def cmd_critic_eval(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from k2rl import lora
-
     ckpt = lora.run_checkpoint(Path(args.run_dir), args.step)
     out = lora.export(ckpt, Path(args.merged))
     print(f"exported {ckpt} to {out}" + (" (base + merged adapter)" if lora.is_adapter(ckpt)

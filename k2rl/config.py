@@ -27,7 +27,7 @@ DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
                  "k2rl/Instructions-v1": 1.5, "k2rl/Chat-v1": 0.5}
 
 
-Autocast = Literal["auto", "bfloat16", "float32"]  # model.autocast (k2rl.precision)
+Autocast = Literal["auto", "bfloat16", "float32"]  # model.autocast (k2rl.lm.precision)
 Attention = Literal["auto", "eager", "sdpa"]  # model.attention
 AUTOCAST_CHOICES = typing.get_args(Autocast)
 ATTENTION_CHOICES = typing.get_args(Attention)
@@ -43,7 +43,7 @@ class ConfigError(ValueError):
 
 @dataclass
 class LoraConfig:
-    """LoRA adapters on the policy (k2rl.lora): the base stays frozen, only the adapter trains."""
+    """LoRA adapters on the policy (k2rl.device.lora): the base stays frozen, only the adapter trains."""
     rank: int = 16
     """Rank r of each adapter (B @ A with A (r, in) and B (out, r))."""
     alpha: float = 32.0
@@ -100,7 +100,7 @@ class ModelConfig:
     answer at once) needed two shares and still started at 5.5% held-out and ended at 9%;
     Arithmetic-v2's column working starts at 84% with one share (bench/README.md)."""
     critic_demo_rate: float = 0.1
-    """Default model: share of warm-start sequences that are scripted judgments (k2rl.sft):
+    """Default model: share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft):
     on training-split prompts of the demo tasks that teach judging, the expert's answer against
     a wrong one, with the judge's own working, a check line per answer and the verdict
     (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
@@ -114,16 +114,16 @@ class ModelConfig:
     state and log-softmax stay in model.dtype. auto: bfloat16 where the device computes it
     natively (a CPU with AMX or AVX512-BF16, a GPU with bf16), else float32. The engine
     samples in rollout.dtype (default model.dtype) either way, and the default model's
-    warm-start is always fp32 (k2rl.precision)."""
+    warm-start is always fp32 (k2rl.lm.precision)."""
     attention: Attention = "auto"
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
     auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens (faster than SDPA's CPU
-    backward there) and sdpa for longer ones (2x faster at 450 tokens; k2rl.precision)."""
+    backward there) and sdpa for longer ones (2x faster at 450 tokens; k2rl.lm.precision)."""
     cache_dir: str = "~/.cache/k2rl/models"
     """Where built models are kept, keyed by a hash of their recipe."""
     lora: LoraConfig | None = None
     """LoRA adapters instead of full fine-tuning (`model.lora={}` for the defaults); None: off.
-    The engine samples from base + merged adapter (k2rl.lora); checkpoints hold the adapter."""
+    The engine samples from base + merged adapter (k2rl.device.lora); checkpoints hold the adapter."""
 
     def __post_init__(self) -> None:
         _choices(self)
@@ -205,7 +205,7 @@ class RolloutConfig:
     max_model_len: int = 1024
     """Longest sequence the engine accepts: a rollout (prompt plus all turns) or a judge
     prompt (rubrics, question, its own answer and two answers with their checks); lowered to
-    the model's max_position_embeddings where that is fewer (k2rl.engine.fitted_max_len)."""
+    the model's max_position_embeddings where that is fewer (k2rl.device.engine.fitted_max_len)."""
     partial_budget: int = 0
     """Partial rollouts (k1.5): model tokens one trajectory may generate per iteration before it
     is paused in Redis and continued next iteration with the then-current policy; 0 is off."""
@@ -236,7 +236,7 @@ class TrainConfig:
     """Peak learning rate (measured on the default run: 2e-5, 5e-5 and 1e-4 all reach about 75%
     held-out on the tool task by step 20; 5e-5 with temperature decay did best at step 40)."""
     loss: Literal["kimi", "grpo", "dr_grpo", "dapo", "gspo"] = "kimi"
-    """The policy loss (k2rl.loss.LOSSES, docs/method.md section 1): the Kimi squared
+    """The policy loss (k2rl.step.loss.LOSSES, docs/method.md section 1): the Kimi squared
     regression (the paper), or a clipped token-level (grpo, dr_grpo, dapo) or sequence-level
     (gspo) surrogate."""
     clip_eps: float | None = None
@@ -284,7 +284,7 @@ class TrainConfig:
     80.4% (all -> 80.8%); at 1.0, 84.0% -> 94.0% and 79.0% -> 79.0% (all -> 81.7%)."""
     ptx_data: str | None = None
     """Curated JSONL for PTX; None with ptx_beta > 0 uses 2,048 episodes that the run's own
-    tasks' scripted experts play on their training splits (k2rl.ptx.curated_messages)."""
+    tasks' scripted experts play on their training splits (k2rl.bootstrap.ptx.curated_messages)."""
     ptx_batch: int = 32
     """Curated samples per optimizer step."""
     seed: int = 0
@@ -329,7 +329,7 @@ class CriticConfig:
     """Training pairs (each judged in both orders) mixed into every update."""
     eval_pairs: int = 500
     """Most held-out pairs the critic is evaluated on; they are drawn once, before the first
-    step, from rollouts of `eval_prompts` eval-split prompts (k2rl.heldout), and are the same
+    step, from rollouts of `eval_prompts` eval-split prompts (k2rl.step.heldout), and are the same
     at every evaluation."""
     eval_prompts: int = 128
     """Eval-split prompts (over the tasks) sampled K times before the first step for the

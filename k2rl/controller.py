@@ -28,17 +28,20 @@ import redis
 import yaml
 from tqdm import tqdm
 
-from k2rl import heldout, loggers, reaper
+from k2rl import loggers, terminal
+from k2rl.bootstrap.model import default_model
 from k2rl.config import Config, to_dict
-from k2rl.group import Group, Request, trajectories
-from k2rl.model import default_model
-from k2rl.reward import add_length_rewards, component_means
-from k2rl.rollout import EnvCrash
-from k2rl.sampling import filter_pool, sample_requests, task_key
-from k2rl.schedules import temperature_at
-from k2rl.self_critique import harvest, heldout_pairs, store_pairs, training_pairs
-from k2rl.store import RunStore, connect, start_redis
-from k2rl.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
+from k2rl.runtime import reaper
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
+from k2rl.runtime.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
+from k2rl.step import heldout
+from k2rl.step.group import Group, Request, trajectories
+from k2rl.step.reward import add_length_rewards, component_means
+from k2rl.step.rollout import EnvCrash
+from k2rl.step.sampling import filter_pool, sample_requests, task_key
+from k2rl.step.schedules import temperature_at
+from k2rl.step.self_critique import harvest, heldout_pairs, store_pairs, training_pairs
 from rewards.chat import flattery
 
 # on_stored(step, workers): called once a step's rollouts are in Redis, before training on them.
@@ -236,7 +239,7 @@ def evaluate(workers: WorkerGroup, requests: list[Request]
 
 def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
                         held: list[Request]) -> int:
-    """The critic's held-out pairs, drawn once before the first step (k2rl.heldout): from
+    """The critic's held-out pairs, drawn once before the first step (k2rl.step.heldout): from
     eval-split rollouts of the verifiable tasks, and made by the critic-rewarded tasks' envs."""
     requests = heldout.critic_requests(cfg, held)
     groups = workers.rollout(requests, 0)
@@ -338,7 +341,7 @@ def start_workers(cfg: Config, state: dict) -> WorkerGroup:
 @contextmanager
 def services(cfg: Config, run_dir: Path):
     """Redis (own server unless redis.url) and Ray (local unless ray.address), stopped on exit;
-    if this process is killed instead, its reaper stops them (k2rl.reaper)."""
+    if this process is killed instead, its reaper stops them (k2rl.runtime.reaper)."""
     import ray
 
     reaper.watch()
@@ -354,7 +357,7 @@ def services(cfg: Config, run_dir: Path):
         ray.init(address=cfg.ray.address or "local",
                  num_cpus=None if cfg.ray.address else cfg.ray.num_cpus,
                  include_dashboard=False, configure_logging=False, ignore_reinit_error=True,
-                 **local, **loggers.ray_logging(cfg, run_dir))  # workers' output: see loggers
+                 **local, **terminal.ray_logging(cfg, run_dir))  # workers' output: see terminal
         try:
             yield RunStore(client, run_dir.name, run_dir, cfg.redis.keep_steps)
         finally:

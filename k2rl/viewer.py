@@ -1,6 +1,6 @@
 """Looking into a run from outside it: its Redis, its trajectories as conversations, its status.
 
-A run keeps its rollouts, metrics and state in its own redis-server (k2rl.store), which lives
+A run keeps its rollouts, metrics and state in its own redis-server (k2rl.runtime.store), which lives
 while the run does. `open_store(run_dir)` reaches it either way:
 
 - a live run: the pid file `RUN_DIR/redis/redis.pid` names a running redis-server (same pid and
@@ -23,7 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from k2rl.group import Group, Trajectory
+from k2rl.config import load_config
+from k2rl.runtime.reaper import start_time
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
+from k2rl.step.group import Group, Trajectory
 
 HOST = "127.0.0.1"
 # Metrics shown by `k2rl status`, when present (held-out figures: the newest evaluation).
@@ -46,8 +50,6 @@ def run_folder(run_dir: str | Path) -> Path:
 
 def live_redis(run: Path) -> str | None:
     """The URL of the redis-server serving `run` right now (a live run), or None."""
-    from k2rl.reaper import start_time
-
     try:
         pid, started = map(int, (run / "redis" / "redis.pid").read_text().split())
     except (OSError, ValueError):
@@ -78,8 +80,6 @@ def server_port(pid: int) -> int | None:
 
 def configured_url(run: Path) -> str | None:
     """redis.url of the run's config.yaml (None: the run had its own server)."""
-    from k2rl.config import load_config
-
     if not (run / "config.yaml").exists():
         return None
     return load_config(run / "config.yaml").redis.url
@@ -87,7 +87,7 @@ def configured_url(run: Path) -> str | None:
 
 @dataclass
 class Opened:
-    store: object  # k2rl.store.RunStore
+    store: object  # k2rl.runtime.store.RunStore
     live: bool  # a server that was already serving the run (not one started to read it)
     url: str
 
@@ -96,8 +96,6 @@ class Opened:
 def open_store(run_dir: str | Path):
     """The run's RunStore: on its live server, its configured one, or a server started from its
     folder for the duration (and stopped after)."""
-    from k2rl.store import RunStore, connect, start_redis
-
     run = run_folder(run_dir)
     url = configured_url(run)
     live = url is not None

@@ -22,8 +22,8 @@ from gymnasium.utils.env_checker import check_env
 
 import envs
 from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
-from rewards import (chat_reference, countdown, exact_int, final_int, get_reward, instruction_following,
-                     math_equiv, sudoku, unit_tests)
+from rewards import (chat_reference, countdown, exact_int, final_int, get_reward,
+                     instruction_following, math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
 
 GARBAGE = "\x0bzz(( 3"  # not a tool call, not an answer
@@ -247,7 +247,7 @@ def test_the_default_families_teach_judging() -> None:
 def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
     """The judge's scripted expert (warm-start data only): its check of the expert's answer
     says yes, its check of a wrong answer says no, and the wrong answer really is wrong."""
-    from k2rl.self_critique import CHECK_TOKENS, expert_transcript
+    from k2rl.step.self_critique import CHECK_TOKENS, expert_transcript
     from rewards import get_reward
 
     env = gymnasium.make(env_id).unwrapped

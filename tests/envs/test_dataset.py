@@ -81,9 +81,9 @@ def test_bad_datasets_are_one_sentence_naming_file_and_row(tmp_path):
 
 def test_config_kwargs_reach_the_environment_and_are_checked_before_services(tmp_path,
                                                                              monkeypatch):
-    from k2rl import task_envs
     from k2rl.config import ConfigError, load_config
-    from k2rl.registry import load_envs
+    from k2rl.tasks import make as task_envs
+    from k2rl.tasks.registry import load_envs
 
     monkeypatch.setattr(task_envs, "_kwargs", task_envs._kwargs)  # restored afterwards
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
@@ -109,7 +109,7 @@ CHAT = [{"messages": [{"role": "system", "content": "Be brief."},
 
 
 def test_a_messages_prompt_is_its_last_user_turn_after_the_turns_before_it(tmp_path):
-    from k2rl.rollout import opening
+    from k2rl.step.rollout import opening
 
     load_splits.cache_clear()
     prompt_space.cache_clear()
@@ -176,9 +176,9 @@ def test_a_malformed_jsonl_line_names_its_file_and_line(tmp_path):
 
 def test_messages_the_template_rejects_name_their_row(tmp_path):
     """A system prompt the template has no role for is folded into the user turn, as the
-    engine lays it out (k2rl.chat.adapt); messages it rejects either way name their row."""
+    engine lays it out (k2rl.lm.chat.adapt); messages it rejects either way name their row."""
     from envs.dataset import DatasetError, Row, prompt_tokens
-    from k2rl.model import build_tokenizer
+    from k2rl.bootstrap.model import build_tokenizer
 
     tok = build_tokenizer()
     tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}"

@@ -272,8 +272,8 @@ def test_the_split_check_passes_outside_and_dataset_environments() -> None:
     import sys
 
     from k2rl.config import load_config
-    from k2rl.heldout import split_leaks
-    from k2rl.registry import load_envs
+    from k2rl.step.heldout import split_leaks
+    from k2rl.tasks.registry import load_envs
 
     sys.path.insert(0, "examples/custom_env")
     try:
@@ -289,7 +289,7 @@ def test_the_split_check_passes_outside_and_dataset_environments() -> None:
 
 def test_the_split_check_catches_an_env_that_ignores_the_split(capsys) -> None:
     from k2rl.cli import check_split
-    from k2rl.heldout import split_leaks
+    from k2rl.step.heldout import split_leaks
 
     env_id = _register_leaky()
     leaks = split_leaks(env_id, train_draws=500)

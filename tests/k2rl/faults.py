@@ -38,7 +38,7 @@ def sigkill_at(n: int):
             import os
             import signal
 
-            from k2rl.reaper import descendants, start_time
+            from k2rl.runtime.reaper import descendants, start_time
 
             procs = {pid: start_time(pid) for pid in descendants(os.getpid())}
             with open(os.environ["K2RL_FAULT_PIDS"], "w") as f:
@@ -54,7 +54,7 @@ def kill_redis_at(n: int):
             import signal
             from pathlib import Path
 
-            from k2rl.reaper import descendants
+            from k2rl.runtime.reaper import descendants
 
             for pid in descendants(os.getpid()):
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()

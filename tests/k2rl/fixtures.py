@@ -258,8 +258,8 @@ def phi3_dir(folder):
 def stored_as_rendered(tok, t, tools, stops: set[int]) -> bool:
     """Whether a stored trajectory's ids are what the template rendered: its prompt, then each
     run of non-model ids after a reply the template's delta for the tool result that follows
-    (`stops`: the ids that closed a reply, k2rl.chat.stop_ids)."""
-    from k2rl.chat import observation_ids, prompt_ids
+    (`stops`: the ids that closed a reply, k2rl.lm.chat.stop_ids)."""
+    from k2rl.lm.chat import observation_ids, prompt_ids
 
     opening = t.messages[:t.opening]
     start = prompt_ids(tok, opening, tools)

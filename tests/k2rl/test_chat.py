@@ -4,9 +4,9 @@ import copy
 
 import pytest
 
-from k2rl.chat import (conversation_ids, observation_ids, prompt_ids, reply_text, render,
-                       stop_ids, text_ids)
-from k2rl.model import build_tokenizer
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.lm.chat import (conversation_ids, observation_ids, prompt_ids, reply_text, render,
+                          stop_ids, text_ids)
 from tests.k2rl.fixtures import chatml_tokenizer, llama3_tokenizer
 
 TOK = build_tokenizer()
@@ -115,7 +115,7 @@ FAMILY_NAMES = ["qwen2.5", "llama3.1", "mistral-v0.3", "gemma2", "phi3"]
 
 
 def test_the_template_probe_finds_what_each_family_lays_out():
-    from k2rl.chat import layout_of
+    from k2rl.lm.chat import layout_of
 
     toks = _families()
     got = {name: layout_of(t) for name, t in toks.items()}
@@ -155,14 +155,14 @@ CALLS = {"qwen2.5": '<tool_call>\n{"name": "calc", "arguments": {"expression": "
 
 
 def _until_turn_end(tok, ids: list[int]) -> list[int]:
-    from k2rl.chat import turn_end_id
+    from k2rl.lm.chat import turn_end_id
 
     return ids[:ids.index(turn_end_id(tok)) + 1]
 
 
 def _rendered_ids(tok, convo, tools=None) -> list[int]:
     """The tokenised rendering of a conversation through its last assistant turn's end."""
-    from k2rl.chat import turn_end_id
+    from k2rl.lm.chat import turn_end_id
 
     full = text_ids(tok, render(tok, convo, False, tools))
     return full[:len(full) - full[::-1].index(turn_end_id(tok))]
@@ -176,7 +176,7 @@ def test_a_two_turn_tool_episode_grown_by_deltas_is_the_template_s_rendering(fam
     tokenised rendering of the conversation; the call reaches the template as `tool_calls`
     with its id, the result as a tool message answering it."""
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import adapt, layout_of
+    from k2rl.lm.chat import adapt, layout_of
 
     tok, tools = _families()[family], CalculatorEnv.tools
     convo = EPISODE[:2]
@@ -235,7 +235,7 @@ def test_sentencepiece_replies_are_encoded_in_context():
     assert pieces[pieces.index("[/INST]") + 1] == "Hello"  # no "▁": what the model samples
     assert tok.convert_ids_to_tokens(text_ids(tok, "Hello there"))[0] == "▁Hello"  # alone
     assert _trained_turns(tok, ids, mask) == ["Hello there</s>", "Done</s>"]
-    from k2rl.self_critique import verdict_ids
+    from k2rl.step.self_critique import verdict_ids
 
     assert tok.convert_ids_to_tokens(verdict_ids(tok)) == ["A", "B"]  # not "▁A": in context
     delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
@@ -262,7 +262,7 @@ def test_two_calls_in_a_turn_stay_text_for_a_template_that_takes_one():
     """Llama-3.1's template raises on a turn of two calls: such a turn reaches it as the text
     the model wrote, its result as a tool turn; Qwen2.5's lays both calls out."""
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import adapt
+    from k2rl.lm.chat import adapt
 
     two = ('<tool_call>{"name": "calc", "arguments": {"expression": "1+1"}}</tool_call>\n'
            '<tool_call>{"name": "calc", "arguments": {"expression": "2+2"}}</tool_call>')
@@ -280,7 +280,7 @@ def test_an_openai_form_conversation_renders_as_the_model_wrote_it():
     """A PTX sample or dataset conversation in the OpenAI/HF form (`tool_calls` with ids,
     `tool_call_id`) lays out as the raw text a model writes; for a template with no
     structured calls the call is written into the turn's text."""
-    from k2rl.chat import call_id
+    from k2rl.lm.chat import call_id
 
     structured = [EPISODE[1], {"role": "assistant", "content": None, "tool_calls": [
         {"id": "k2Tq9ZmX1", "type": "function",
@@ -314,7 +314,7 @@ def test_a_ptx_sample_s_ids_are_the_template_s_rendering_with_every_text_in_it(f
     """The ids k2rl trains on (PTX samples, warm-start demonstrations) are the family's full
     rendering of the conversation, the system prompt and the tool result included, and each
     assistant turn ends with the template's own turn end, trained."""
-    from k2rl.chat import adapt, turn_end_id
+    from k2rl.lm.chat import adapt, turn_end_id
 
     tok = _families()[family]
     ids, mask = conversation_ids(tok, EPISODE)
@@ -335,8 +335,8 @@ def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
     family's rendering of the whole judgment, the loss on the judge's checks and verdict."""
     from critic.layout import JUDGE, example_messages
     from critic.rubrics import Rubric
-    from k2rl.chat import turn_end_id
-    from k2rl.self_critique import example_ids, judge_role, verdict_ids
+    from k2rl.lm.chat import turn_end_id
+    from k2rl.step.self_critique import example_ids, judge_role, verdict_ids
 
     tok = _families()[family]
     assert judge_role(tok) == "assistant"
@@ -352,7 +352,7 @@ def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
 
 
 def test_a_template_that_cannot_lay_out_a_reply_is_one_sentence():
-    from k2rl.chat import TemplateError, layout_of
+    from k2rl.lm.chat import TemplateError, layout_of
     from tests.k2rl.fixtures import chatml_tokenizer
 
     tok = copy.deepcopy(chatml_tokenizer())
@@ -370,7 +370,7 @@ def test_each_of_two_calls_in_a_turn_gets_its_own_result_turn(family, marker):
     is laid out as the template lays out the result of its call (Mistral's with that call's
     id), and the delta after the reply is exactly the template's."""
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import adapt
+    from k2rl.lm.chat import adapt
 
     tok, tools = _families()[family], CalculatorEnv.tools
     two = {"qwen2.5": CALLS["qwen2.5"] + "\n" + CALLS["qwen2.5"].replace("12*13", "2*3"),

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from k2rl.registry import load_envs
 from k2rl.config import Config, ConfigError, load_config
+from k2rl.tasks.registry import load_envs
 
 
 def test_defaults_are_valid_and_default_yaml_matches():

@@ -4,11 +4,11 @@ import json
 import pytest
 import torch
 
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.bootstrap.ptx import load_ptx, read_ptx, write_curated
 from k2rl.config import ConfigError, TrainConfig
-from k2rl.reward import length_reward
-from k2rl.model import build_tokenizer
-from k2rl.ptx import load_ptx, read_ptx, write_curated
-from k2rl.trainer import lr_at
+from k2rl.step.reward import length_reward
+from k2rl.step.trainer import lr_at
 
 
 def test_length_reward_worked_example():
@@ -141,10 +141,10 @@ def test_a_short_run_decreases_the_kimi_loss(optimizer):
     Muon on the matrices (and AdamW on the rest) as with plain AdamW."""
     from transformers import Qwen2ForCausalLM
 
+    from k2rl.bootstrap.model import build_config
     from k2rl.config import ModelConfig
-    from k2rl.model import build_config
-    from k2rl.group import Group, Request, Status, Trajectory
-    from k2rl.trainer import make_optimizer, update
+    from k2rl.step.group import Group, Request, Status, Trajectory
+    from k2rl.step.trainer import make_optimizer, update
 
     torch.manual_seed(0)
     tok = build_tokenizer()

@@ -4,8 +4,9 @@ import json
 import pytest
 
 from critic.judge import Judgment
-from k2rl import cli, self_critique
-from k2rl.model import build_tokenizer
+from k2rl import cli
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.step import self_critique
 
 
 @pytest.fixture

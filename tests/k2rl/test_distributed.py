@@ -2,9 +2,9 @@
 import torch
 import torch.multiprocessing as mp
 
-from k2rl import distributed
+from k2rl.bootstrap.model import build_config, build_tokenizer
 from k2rl.config import ModelConfig, TrainConfig
-from k2rl.model import build_config, build_tokenizer
+from k2rl.device import distributed
 
 K = 4
 CFG = TrainConfig(optimizer="adamw", lr=1e-3, inner_steps=2, minibatches=2, grad_clip=1.0)
@@ -20,7 +20,7 @@ def make_model():
 
 def batch():
     """4 groups of K samples with mixed rewards and uneven lengths."""
-    from k2rl.group import Group, Request, Status, Trajectory
+    from k2rl.step.group import Group, Request, Status, Trajectory
 
     tok = build_tokenizer()
     groups = []
@@ -38,7 +38,7 @@ def batch():
 
 
 def one_update(model, groups):
-    from k2rl.trainer import make_optimizer, update
+    from k2rl.step.trainer import make_optimizer, update
 
     tok = build_tokenizer()
     return update(model, make_optimizer(model, CFG), groups, CFG, tok.pad_token_id)
@@ -47,8 +47,8 @@ def one_update(model, groups):
 def lora_model():
     """make_model with a rank-4 LoRA adapter on every projection, B drawn (not 0) so that the
     adapter's gradients are not zero on A either."""
-    from k2rl import lora
     from k2rl.config import LoraConfig
+    from k2rl.device import lora
 
     model = make_model()
     lora.wrap(model, LoraConfig(rank=4, alpha=8.0), "/base")
@@ -62,7 +62,7 @@ def lora_model():
 
 def _lora_rank(rank, world, address, out):
     """One update of a LoRA model on this rank's shard, then rank 0's adapter broadcast."""
-    from k2rl import lora
+    from k2rl.device import lora
 
     torch.set_num_threads(1)
     distributed.init(address, rank, world)
@@ -80,7 +80,7 @@ def _lora_rank(rank, world, address, out):
 
 
 def test_two_lora_workers_sum_the_adapter_gradients_and_take_the_one_worker_step(tmp_path):
-    from k2rl import lora
+    from k2rl.device import lora
 
     single = lora_model()
     frozen = {n: p.detach().clone() for n, p in single.named_parameters() if not p.requires_grad}
@@ -166,9 +166,9 @@ class _Actor:
 
 def test_worker_group_splits_requests_and_keeps_groups_whole(monkeypatch):
     """Work goes to the workers as whole groups (gather stands in for ray.get)."""
-    from k2rl import worker_group
-    from k2rl.group import Group, Request
-    from k2rl.worker_group import WorkerGroup, mean_metrics
+    from k2rl.runtime import worker_group
+    from k2rl.runtime.worker_group import WorkerGroup, mean_metrics
+    from k2rl.step.group import Group, Request
 
     monkeypatch.setattr(worker_group, "gather", list)
     actors = [_Actor(), _Actor()]
@@ -195,8 +195,8 @@ def test_the_worker_group_and_the_worker_share_one_api():
     """Same public methods, same signatures: the controller drives one worker or many alike."""
     import inspect
 
-    from k2rl.hybrid import WORKER_API, HybridWorker
-    from k2rl.worker_group import WorkerGroup
+    from k2rl.runtime.hybrid import WORKER_API, HybridWorker
+    from k2rl.runtime.worker_group import WorkerGroup
 
     def public(cls):
         return {n for n, f in vars(cls).items()

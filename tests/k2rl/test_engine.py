@@ -1,4 +1,4 @@
-"""k2rl.engine's request and engine settings (fakes stand in for vLLM's engine), and, slow, the
+"""k2rl.device.engine's request and engine settings (fakes stand in for vLLM's engine), and, slow, the
 real engine's determinism and its log-probs against the trainer's."""
 import json
 import subprocess
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from k2rl import engine
+from k2rl.device import engine
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,12 +98,12 @@ def test_generate_is_token_ids_in_and_out_with_the_sampled_log_probs():
 
 GENERATE = r"""
 import json, sys
-from k2rl import engine
+from k2rl.device import engine
 engine.configure_env(2, 1)
 import torch
 from transformers import AutoModelForCausalLM
+from k2rl.bootstrap.model import default_model
 from k2rl.config import load_config
-from k2rl.model import default_model
 
 model_dir = str(default_model(load_config("configs/tiny.yaml").model, progress=False))
 llm = engine.start_engine(model_dir, 256, seed=3)
@@ -140,11 +140,11 @@ def test_fresh_engines_with_one_seed_sample_the_same_tokens_and_trainer_log_prob
 
 BF16_PROBE = r"""
 import tempfile, torch
-from k2rl import engine
+from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
+from k2rl.bootstrap.model import build_config, build_tokenizer
 from k2rl.config import ModelConfig
-from k2rl.model import build_config, build_tokenizer
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
@@ -167,11 +167,11 @@ def test_a_bf16_cpu_engine_runs_in_a_process_that_never_ran_bf16_before():
 
 PREFIX_PROBE = r"""
 import json, tempfile, torch
-from k2rl import engine
+from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
+from k2rl.bootstrap.model import build_config, build_tokenizer
 from k2rl.config import ModelConfig
-from k2rl.model import build_config, build_tokenizer
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
@@ -222,7 +222,7 @@ def test_the_engine_length_is_fitted_to_the_model_s_positions(tmp_path) -> None:
     model's max_position_embeddings, which vLLM would otherwise refuse."""
     import json
 
-    from k2rl.engine import fitted_max_len
+    from k2rl.device.engine import fitted_max_len
 
     (tmp_path / "config.json").write_text(json.dumps({"max_position_embeddings": 512}))
     assert fitted_max_len(str(tmp_path), 1024) == 512

@@ -1,8 +1,8 @@
-"""The training step's FLOP count (k2rl.flops) against torch's own counter."""
+"""The training step's FLOP count (k2rl.lm.flops) against torch's own counter."""
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from k2rl.flops import forward_flops, matmul_params
+from k2rl.lm.flops import forward_flops, matmul_params
 from tests.k2rl.test_pi_old import small_model
 
 

@@ -7,10 +7,10 @@ import sys
 import pytest
 import torch
 
-from k2rl import engine
-from k2rl.colocate import Colocation
 from k2rl.config import load_config
-from k2rl.offload import offload_optimizer
+from k2rl.device import engine
+from k2rl.device.colocate import Colocation
+from k2rl.device.offload import offload_optimizer
 
 
 def test_engine_kwargs_cpu_is_eager_without_sleep_or_gpu_share():
@@ -147,7 +147,7 @@ def test_gpu_configs_load(path, workers):
 
 
 def test_gpu_modules_import_without_cuda_or_vllm():
-    code = ("import sys; import k2rl.colocate, k2rl.offload, k2rl.engine; "
+    code = ("import sys; import k2rl.device.colocate, k2rl.device.offload, k2rl.device.engine; "
             "assert 'vllm' not in sys.modules, 'vllm imported eagerly'")
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)

@@ -1,14 +1,14 @@
-"""What a run measures itself on (k2rl.heldout): distinct held-out problems with their n, and
+"""What a run measures itself on (k2rl.step.heldout): distinct held-out problems with their n, and
 the critic's held-out pairs from eval-split rollouts."""
 import json
 
 import gymnasium
 
 import envs  # noqa: F401
-from k2rl import task_envs
 from k2rl.config import load_config
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.heldout import counts, critic_pairs, critic_requests, distinct_seeds, eval_requests
+from k2rl.step.group import Group, Request, Status, Trajectory
+from k2rl.step.heldout import counts, critic_pairs, critic_requests, distinct_seeds, eval_requests
+from k2rl.tasks import make as task_envs
 
 
 def problem_ids(env_id, seeds, split="eval"):
@@ -29,7 +29,7 @@ def test_eval_problems_are_distinct_and_as_many_as_asked():
 
 def test_a_split_with_fewer_problems_gives_fewer(tmp_path):
     from envs.dataset import load_splits, prompt_space
-    from k2rl.registry import load_envs
+    from k2rl.tasks.registry import load_envs
 
     rows = [{"q": f"{a}+{b}=", "a": str(a + b)} for a in range(20) for b in range(3)]
     held = [{"q": f"{a}*7=", "a": str(7 * a)} for a in range(6)]
@@ -86,7 +86,7 @@ def test_critic_pairs_come_from_verifiable_mixed_groups_spread_over_prompts():
 
 def test_chat_joins_the_held_out_pairs_labelled_by_its_reference_check():
     from envs.base import split_of
-    from k2rl.heldout import judged_pairs
+    from k2rl.step.heldout import judged_pairs
     from rewards import get_reward
 
     reqs = [Request("k2rl/Chat-v1", s, 56, "eval", i) for i, s in enumerate(range(12))]

@@ -2,17 +2,17 @@
 import pytest
 import torch
 
+from k2rl.bootstrap.model import default_model
 from k2rl.config import load_config
-from k2rl.model import default_model
-from k2rl.group import Request, trajectories
-from k2rl.trainer import batch_of, engine_gap, old_logp
+from k2rl.step.group import Request, trajectories
+from k2rl.step.trainer import batch_of, engine_gap, old_logp
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def worker():
-    from k2rl.hybrid import HybridWorker
+    from k2rl.runtime.hybrid import HybridWorker
 
     cfg = load_config("configs/tiny.yaml")
     return HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
@@ -36,7 +36,7 @@ def informative(groups, every=2):
 
 def greedy_texts(worker, prompts: list[list[int]], max_tokens: int) -> tuple[list[str], list[str]]:
     """Greedy replies from the engine and from the trainer (HF generate), for sync checks."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     outs = engine.generate(worker.llm, prompts, [max_tokens] * len(prompts), [0.0] * len(prompts))
     from_engine = [worker.tokenizer.decode(ids) for ids, _ in outs]
@@ -51,7 +51,7 @@ def greedy_texts(worker, prompts: list[list[int]], max_tokens: int) -> tuple[lis
 
 def engine_logps(worker, prompts: list[list[int]], max_tokens: int) -> list[list[float]]:
     """The engine's log-probs of its own greedy replies."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     outs = engine.generate(worker.llm, prompts, [max_tokens] * len(prompts), [0.0] * len(prompts))
     return [logps for _, logps in outs]
@@ -67,7 +67,7 @@ def perturb(worker, scale: float, seed: int) -> None:
 
 def ptx_nll(worker, n: int = 128) -> float:
     """Mean NLL of the first n curated samples (how much PTX keeps them likely)."""
-    from k2rl.logprobs import collate, token_nll
+    from k2rl.lm.logprobs import collate, token_nll
 
     with torch.no_grad():
         return token_nll(worker.model, collate(worker.ptx[:n], worker.tokenizer.pad_token_id)).item()
@@ -108,7 +108,7 @@ def test_train_step_changes_weights_and_reports_metrics(worker):
 
 def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
     from k2rl.config import TrainConfig
-    from k2rl.trainer import make_optimizer
+    from k2rl.step.trainer import make_optimizer
 
     muon, adamw = make_optimizer(worker.model, TrainConfig(optimizer="muon"))
     assert isinstance(muon, torch.optim.Muon) and isinstance(adamw, torch.optim.AdamW)
@@ -130,7 +130,7 @@ def test_muon_puts_matrices_on_muon_and_the_rest_on_adamw(worker):
 def test_a_bf16_trainer_takes_pi_old_from_its_own_first_pass(worker):
     """With bf16 matmuls (model.autocast) the trainer's log-probs differ from the fp32 engine's
     by more than the tolerance: π_old is then the trainer's, from the loss's own first pass."""
-    from k2rl import precision
+    from k2rl.lm import precision
 
     groups = informative(worker.rollout(requests(k=4), 3))
     precision.enable(worker.model, "bfloat16")
@@ -147,7 +147,7 @@ def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
     """The judge's verdict log-probs after its own working and checks: engine == trainer."""
     from critic.judge import Comparison
     from critic.layout import verdict_messages
-    from k2rl.self_critique import open_ids, verdict_ids
+    from k2rl.step.self_critique import open_ids, verdict_ids
 
     worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
     rubrics = tuple(worker.rubrics[:1])
@@ -180,7 +180,7 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
 def fresh_optimizers(worker, **changes):
     from dataclasses import replace
 
-    from k2rl.trainer import make_optimizer
+    from k2rl.step.trainer import make_optimizer
 
     worker.cfg.train = replace(worker.cfg.train, **changes)
     worker.optimizers = make_optimizer(worker.model, worker.cfg.train)
@@ -188,7 +188,7 @@ def fresh_optimizers(worker, **changes):
 
 def test_ptx_keeps_the_curated_set_likelier(worker, tmp_path):
     """Same start, same RL batches: with PTX the curated NLL ends lower than without."""
-    from k2rl.ptx import load_ptx, write_curated
+    from k2rl.bootstrap.ptx import load_ptx, write_curated
 
     worker.ptx = load_ptx(write_curated(tmp_path / "c.jsonl", n=64), worker.tokenizer)
     start = {k: v.clone() for k, v in worker.model.state_dict().items()}
@@ -240,8 +240,8 @@ def test_truncation_rate_falls_when_overlong_answers_are_penalised(worker):
 
 
 def test_bucketed_weight_push_loads_every_bucket(worker):
-    """The multi-worker path: weights go to the engine bucket by bucket (k2rl.distributed)."""
-    from k2rl import engine
+    """The multi-worker path: weights go to the engine bucket by bucket (k2rl.device.distributed)."""
+    from k2rl.device import engine
 
     perturb(worker, 0.3, seed=7)
     assert trainer_engine_gap(worker) > 1e-2
@@ -258,7 +258,8 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
     from dataclasses import replace
 
     from k2rl import controller
-    from k2rl.store import RunStore, connect, start_redis
+    from k2rl.runtime.redis_server import connect, start_redis
+    from k2rl.runtime.store import RunStore
 
     cfg = replace(worker.cfg, train=replace(worker.cfg.train, steps=2),
                   eval=replace(worker.cfg.eval, every=2, prompts_per_task=4))

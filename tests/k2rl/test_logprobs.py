@@ -2,14 +2,14 @@
 import pytest
 import torch
 
-from k2rl.logprobs import token_logp, token_logp_sorted
+from k2rl.lm.logprobs import token_logp, token_logp_sorted
 
 
 @pytest.mark.parametrize("arch", ["qwen2", "llama"])
 def test_chunked_log_probs_match_the_one_shot_values_and_gradients(arch, monkeypatch):
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
-    from k2rl import logprobs
+    from k2rl.lm import logprobs
 
     config, cls = {"qwen2": (Qwen2Config, Qwen2ForCausalLM),
                    "llama": (LlamaConfig, LlamaForCausalLM)}[arch]
@@ -56,9 +56,9 @@ def test_gradient_checkpointing_takes_the_same_update():
     """train.gradient_checkpointing trades time for memory, not the step."""
     from transformers import Qwen2ForCausalLM
 
+    from k2rl.bootstrap.model import build_config, build_tokenizer
     from k2rl.config import ModelConfig, TrainConfig
-    from k2rl.model import build_config, build_tokenizer
-    from k2rl.trainer import make_optimizer, update
+    from k2rl.step.trainer import make_optimizer, update
     from tests.k2rl.test_distributed import batch
 
     tok = build_tokenizer()

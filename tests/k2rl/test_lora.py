@@ -1,4 +1,4 @@
-"""LoRA adapters (model.lora, k2rl.lora): the config; only the adapter trains (policy update
+"""LoRA adapters (model.lora, k2rl.device.lora): the config; only the adapter trains (policy update
 and the critic's own step); the merged tensors are the trained policy; a checkpoint resumes
 exactly; the merged export loads in transformers; and (slow, in a subprocess) the vLLM engine
 follows the adapter after several pushes, merged into its weights on each fixture family, or
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from k2rl import lora
+from k2rl.bootstrap.model import build_tokenizer, recipe
 from k2rl.config import ConfigError, LoraConfig, ModelConfig, TrainConfig, load_config
-from k2rl.model import build_tokenizer, recipe
-from k2rl.trainer import critic_step, make_optimizer, update
+from k2rl.device import lora
+from k2rl.step.trainer import critic_step, make_optimizer, update
 from tests.k2rl.test_pi_old import sampled, small_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,7 +186,7 @@ def perturb_adapter(model, scale: float, seed: int) -> None:
 
 def engine_gaps(llm, model, prompts, temperature=1.0) -> dict:
     """Mean and max |trainer − engine| log-prob over the engine's sampled tokens."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     outs = engine.generate(llm, prompts, [12] * len(prompts), [temperature] * len(prompts))
     diffs, argmax = [], True
@@ -205,7 +205,7 @@ def lora_gaps(family: str, folder: str, pushes: int = 3) -> dict:
     LoRA (rank 8 on every projection), a vLLM engine on the base; after each of `pushes`
     adapter moves and pushes, the engine-vs-trainer gaps and the push's bytes and seconds.
     Leaves the adapter checkpoint in folder/ckpt and its merged export in folder/merged."""
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, 1)
     from transformers import AutoModelForCausalLM
@@ -216,7 +216,7 @@ def lora_gaps(family: str, folder: str, pushes: int = 3) -> dict:
     if family == "char":
         from transformers import Qwen2ForCausalLM
 
-        from k2rl.model import build_config
+        from k2rl.bootstrap.model import build_config
 
         tok = build_tokenizer()
         Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(base_dir)
@@ -249,7 +249,7 @@ def export_gaps(folder: str) -> dict:
     folder/ckpt through peft)."""
     import peft
 
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, 1)
     from transformers import AutoModelForCausalLM
@@ -300,8 +300,8 @@ def hybrid_run(folder: str, resume: bool) -> dict:
     from peft import get_peft_model_state_dict
     from safetensors.torch import load_file
 
-    from k2rl.hybrid import HybridWorker
-    from k2rl.model import default_model
+    from k2rl.bootstrap.model import default_model
+    from k2rl.runtime.hybrid import HybridWorker
     from tests.k2rl.test_hybrid import informative, requests, trainer_engine_gap
 
     cfg = load_config("configs/tiny.yaml", ["model.lora={rank: 4, alpha: 8}", "train.lr=1e-2"])

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from k2rl.loss import group_baseline, kimi_loss, sequence_logp
+from k2rl.step.loss import group_baseline, kimi_loss, sequence_logp
 
 
 def test_kimi_loss_matches_hand_computed_example():
@@ -50,7 +50,7 @@ def test_group_size_must_divide_batch():
 # ------------------------------------------------------------------ the loss registry
 
 from k2rl.config import TrainConfig  # noqa: E402
-from k2rl.loss import LOSSES, PolicyBatch, clipped_surrogate  # noqa: E402
+from k2rl.step.loss import LOSSES, PolicyBatch, clipped_surrogate  # noqa: E402
 
 
 def batch(logp=None, logp_old=None, rewards=(1.0, 0.0, 0.0, 1.0), k=2):

@@ -1,9 +1,10 @@
 """The embedded default model: tokenizer, recipe-keyed cache, determinism."""
 from pathlib import Path
 
+from k2rl.bootstrap.model import build_tokenizer, default_model, recipe_dir
 from k2rl.config import ModelConfig
-from k2rl.chat import prompt_ids
-from k2rl.model import build_tokenizer, default_model, load_tokenizer, recipe_dir
+from k2rl.lm.chat import load_tokenizer
+from k2rl.lm.chat import prompt_ids
 
 TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)
 
@@ -69,7 +70,7 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
 
 
 def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
-    from k2rl.self_critique import judge_role, open_ids
+    from k2rl.step.self_critique import judge_role, open_ids
 
     tok = build_tokenizer()
     assert judge_role(tok) == "critic"
@@ -81,7 +82,7 @@ def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
 
 
 def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
-    from k2rl.self_critique import judge_role, open_ids
+    from k2rl.step.self_critique import judge_role, open_ids
 
     tok = build_tokenizer()
     old = tok.convert_tokens_to_ids
@@ -107,7 +108,7 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
 
 
 def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
-    from k2rl.model import recipe
+    from k2rl.bootstrap.model import recipe
 
     assert "rubrics" not in recipe(ModelConfig(**{**TINY, "critic_demo_rate": 0.0}))
     quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
@@ -115,7 +116,7 @@ def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
 
 
 def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():
-    from k2rl.sft import make_demo_envs
+    from k2rl.bootstrap.sft import make_demo_envs
 
     by_id = {type(e).__name__: e for e in make_demo_envs(ModelConfig(tool_rate=0.2))}
     assert by_id["CalculatorEnv"].tool_rate == 0.2

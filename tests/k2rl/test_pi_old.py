@@ -5,9 +5,9 @@ import copy
 import pytest
 import torch
 
+from k2rl.bootstrap.model import build_config, build_tokenizer
 from k2rl.config import ModelConfig, TrainConfig
-from k2rl.model import build_config, build_tokenizer
-from k2rl.trainer import batch_of, make_optimizer, old_logp, pi_old, update
+from k2rl.step.trainer import batch_of, make_optimizer, old_logp, pi_old, update
 from tests.k2rl.test_distributed import batch as make_groups
 
 
@@ -33,13 +33,13 @@ def sampled(model, noise: float = 0.0):
 
 
 def first_pass(model, batch):
-    from k2rl.logprobs import token_logp_sorted
+    from k2rl.lm.logprobs import token_logp_sorted
 
     return token_logp_sorted(model, batch["input_ids"], batch["attention_mask"]).detach()
 
 
 def test_agreeing_engine_log_probs_are_used_without_a_recomputation(monkeypatch):
-    from k2rl import trainer
+    from k2rl.step import trainer
 
     model = small_model()
     groups, batch = sampled(model)
@@ -101,7 +101,7 @@ def test_trainer_mode_always_recomputes_and_still_reports_the_gap():
 def test_the_first_pass_is_reused_and_only_other_rows_take_a_pass(monkeypatch):
     """A recomputed π_old takes the first minibatch's rows from its own forward pass; only
     rows outside it cost an extra pass (minibatches > 1)."""
-    from k2rl import trainer
+    from k2rl.step import trainer
 
     model = small_model()
     groups, batch = sampled(model, noise=0.5)
@@ -120,7 +120,7 @@ def test_the_first_pass_is_reused_and_only_other_rows_take_a_pass(monkeypatch):
 
 def test_a_model_with_dropout_recomputes_its_first_rows_too(monkeypatch):
     """In train mode dropout makes the first pass noisy, so it is not taken as π_old."""
-    from k2rl import trainer
+    from k2rl.step import trainer
 
     model = small_model()
     groups, batch = sampled(model, noise=0.5)
@@ -169,7 +169,7 @@ def test_ptx_backward_runs_after_the_policy_s_and_takes_the_same_step(monkeypatc
     a LoRA step's peak memory), and the step equals one backward of the summed loss."""
     import numpy as np
 
-    from k2rl import trainer
+    from k2rl.step import trainer
 
     base = small_model()
     groups, _ = sampled(base)

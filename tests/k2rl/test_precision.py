@@ -1,11 +1,11 @@
-"""Mixed precision in the trainer (k2rl.precision): bf16 matmuls under autocast, fp32 weights,
+"""Mixed precision in the trainer (k2rl.lm.precision): bf16 matmuls under autocast, fp32 weights,
 gradients and log-softmax; the attention kernel each device gets."""
 import pytest
 import torch
 
-from k2rl import precision
 from k2rl.config import ConfigError, ModelConfig, RolloutConfig
-from k2rl.logprobs import token_logp, token_nll
+from k2rl.lm import precision
+from k2rl.lm.logprobs import token_logp, token_nll
 from tests.k2rl.test_pi_old import small_model
 
 

@@ -1,15 +1,15 @@
-"""Nothing outlives a killed driver (k2rl.reaper): its descendants are stopped by the reaper."""
+"""Nothing outlives a killed driver (k2rl.runtime.reaper): its descendants are stopped by the reaper."""
 import os
 import signal
 import subprocess
 import sys
 import time
 
-from k2rl.reaper import descendants, start_time, stop
+from k2rl.runtime.reaper import descendants, start_time, stop
 
 DRIVER = """
 import subprocess, sys, time
-from k2rl import reaper
+from k2rl.runtime import reaper
 reaper.watch()
 # a grandchild in a session of its own, as Ray's agents are: only the reaper can find it
 child = subprocess.Popen([sys.executable, "-c",

@@ -1,4 +1,5 @@
 """Users add environments without touching k2rl: module, plugin entry point, config string."""
+import os
 import subprocess
 import sys
 from importlib.metadata import EntryPoint
@@ -7,8 +8,9 @@ from pathlib import Path
 import gymnasium
 import pytest
 
-from k2rl import registry, task_envs
 from k2rl.config import ConfigError, load_config
+from k2rl.tasks import make as task_envs
+from k2rl.tasks import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "custom_env"
@@ -63,7 +65,8 @@ def test_custom_environment_trains_end_to_end(tmp_path):
            "model.intermediate_size=128", "model.sft_steps=20", "model.sft_batch=16",
            "train.steps=2", "rollout.k=2", "rollout.prompts_per_step=4", "eval.prompts_per_task=4",
            "log.progress=false", f"log.run_dir={tmp_path}", "log.run_name=echo"]
-    env = {**__import__("os").environ, "PYTHONPATH": str(EXAMPLE)}
+    # the example package and this checkout (so the Ray workers import the k2rl under test)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), str(ROOT)])}
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "echo" in proc.stdout  # the held-out table has a row for the outside task

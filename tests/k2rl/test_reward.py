@@ -3,9 +3,9 @@ import doctest
 
 import pytest
 
-from k2rl import reward
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.reward import add_length_rewards, component_means, total
+from k2rl.step import reward
+from k2rl.step.group import Group, Request, Status, Trajectory
+from k2rl.step.reward import add_length_rewards, component_means, total
 
 
 def test_doctests_pass():

@@ -1,8 +1,8 @@
 """Rollout logic with a scripted generator standing in for vLLM (pure logic, no model)."""
-from k2rl.model import build_tokenizer
-from k2rl.chat import prompt_ids
-from k2rl.group import Request, Status, trajectories
-from k2rl.rollout import rollout
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.lm.chat import prompt_ids
+from k2rl.step.group import Request, Status, trajectories
+from k2rl.step.rollout import rollout
 
 TOK = build_tokenizer()
 EOS = TOK.eos_token_id
@@ -89,7 +89,7 @@ def test_a_crashing_environment_is_named_with_its_prompt(monkeypatch):
     import pytest
 
     from envs.arithmetic import ArithmeticEnv
-    from k2rl.rollout import EnvCrash
+    from k2rl.step.rollout import EnvCrash
 
     def boom(self, action):
         raise ZeroDivisionError("bad env")
@@ -138,7 +138,7 @@ def calculator_replies(seed):
 def test_partial_rollout_pauses_mid_reply_and_resumes_to_the_same_episode():
     import json
 
-    from k2rl.group import Group
+    from k2rl.step.group import Group
 
     req = Request("k2rl/Calculator-v1", seed=5, k=2)
     gen = stateless(calculator_replies(5))
@@ -164,7 +164,7 @@ def test_partial_rollout_pauses_mid_reply_and_resumes_to_the_same_episode():
 def test_partial_rollout_resume_rejects_a_non_deterministic_environment():
     import pytest
 
-    from k2rl.rollout import EnvCrash
+    from k2rl.step.rollout import EnvCrash
 
     req = Request("k2rl/Calculator-v1", seed=5)
     gen = stateless(calculator_replies(5))
@@ -204,7 +204,7 @@ def test_a_malformed_tool_call_is_an_observation_counted_on_the_trajectory():
     assert traj.messages[2] == {"role": "tool", "content": "error: malformed tool call"}
     assert traj.malformed_calls == 1
     from k2rl.controller import task_metrics
-    from k2rl.group import Group
+    from k2rl.step.group import Group
 
     metrics = task_metrics([Group(Request("k2rl/Calculator-v1", seed=3), 0, [traj])], "train")
     assert metrics["train/tool_use/malformed_calls"] == 1.0
@@ -218,8 +218,8 @@ def test_a_mistral_call_is_answered_in_its_layout_and_an_unreadable_one_is_one_s
     import pytest
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import render, text_ids
-    from k2rl.rollout import EnvCrash
+    from k2rl.lm.chat import render, text_ids
+    from k2rl.step.rollout import EnvCrash
     from tests.k2rl.fixtures import mistral_tokenizer
 
     tok = mistral_tokenizer()

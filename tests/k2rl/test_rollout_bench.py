@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from k2rl import engine
+from k2rl.device import engine
 
 PATH = Path(__file__).resolve().parents[2] / "bench" / "rollout.py"
 

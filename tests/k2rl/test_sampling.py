@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from k2rl.config import ConfigError, load_config
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.sampling import (filter_pool, moderate, prioritized, prompt_key, sample_requests,
-                           task_key)
+from k2rl.step.group import Group, Request, Status, Trajectory
+from k2rl.step.sampling import (filter_pool, moderate, prioritized, prompt_key, sample_requests,
+                                task_key)
 
 
 def test_task_mix_follows_weights_and_is_deterministic():

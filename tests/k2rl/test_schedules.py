@@ -2,10 +2,10 @@ import doctest
 
 import pytest
 
-from k2rl import schedules
 from k2rl.config import load_config
-from k2rl.schedules import temperature_at
-from k2rl.schedules import decay
+from k2rl.step import schedules
+from k2rl.step.schedules import temperature_at
+from k2rl.step.schedules import decay
 
 
 def test_doctests():

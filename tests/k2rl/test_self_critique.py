@@ -1,4 +1,4 @@
-"""The engine side of the critic (k2rl.self_critique): the judge's conversation as ids, judging
+"""The engine side of the critic (k2rl.step.self_critique): the judge's conversation as ids, judging
 critic-rewarded groups, the closed-loop refresh (pairs from verifiable groups, the judge's own
 text as training examples where it was right), the warm-start's scripted judgments, and that
 the judge never sees an answer key. Logic with stand-in engines, and one real engine."""
@@ -12,22 +12,23 @@ import gymnasium
 import numpy as np
 import pytest
 
-import envs  # noqa: F401
 from critic.judge import Comparison, Judgment
 from critic.layout import JUDGE, VERDICTS, example_messages
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import Rubric, load_rubrics
+import envs  # noqa: F401
 from envs.arithmetic import WorkedArithmeticEnv
 from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.model import build_tokenizer
-from k2rl.rollout import rollout
-from k2rl.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration, example_ids, harvest,
-                                judge_examples, judge_groups, judge_with, open_ids, reasoned,
-                                response_text, store_pairs, training_pairs, verdict_ids)
-from k2rl.sft import make_judge_envs
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.bootstrap.sft import make_judge_envs
 from k2rl.config import ModelConfig
+from k2rl.step.group import Group, Request, Status, Trajectory
+from k2rl.step.rollout import rollout
+from k2rl.step.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration,
+                                     example_ids, harvest, judge_examples, judge_groups, judge_with,
+                                     open_ids, reasoned, response_text, store_pairs, training_pairs,
+                                     verdict_ids)
 
 TOK = build_tokenizer()
 ROOT = Path(__file__).resolve().parents[2]
@@ -355,14 +356,14 @@ def test_judged_groups_give_no_pairs():
 
 ENGINE_JUDGE = r"""
 import json
-from k2rl import engine
+from k2rl.device import engine
 engine.configure_env(2, 1)
 from critic.judge import Comparison
 from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
-from k2rl.model import load_tokenizer
-from k2rl.self_critique import SOLVE_TOKENS, answer_ids, check_cap, make_judge, open_ids
+from k2rl.lm.chat import load_tokenizer
+from k2rl.step.self_critique import SOLVE_TOKENS, answer_ids, check_cap, make_judge, open_ids
 from tests.k2rl.fixtures import qwen2_dir
 
 # random weights (a ChatML model judged in its assistant turns): it writes text, not EOS

@@ -1,4 +1,4 @@
-"""Tests for k2rl.store against a real redis-server (nothing is mocked or skipped)."""
+"""Tests for k2rl.runtime.store against a real redis-server (nothing is mocked or skipped)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.store import (MissingServiceError, RedisServer, RunStore, StaleRunError, connect,
-                        start_redis, write_lines)
+from k2rl.runtime.redis_server import MissingServiceError, RedisServer, connect, start_redis
+from k2rl.runtime.store import RunStore, StaleRunError, write_lines
+from k2rl.step.group import Group, Request, Status, Trajectory
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_rollouts_of_the_one_stream_layout_are_still_read(store: RunStore,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs written before per-step keys kept every group in one `rollouts` stream: they are
     read (across pages) and resumed, new steps going to per-step keys."""
-    monkeypatch.setattr("k2rl.store._READ_PAGE", 2)
+    monkeypatch.setattr("k2rl.runtime.store._READ_PAGE", 2)
     for step, name in [(0, "0"), (0, "1"), (1, "2"), (1, "3"), (1, "4")]:
         store.client.xadd(store.key("rollouts"), {"step": step, "group_id": f"{step}:0",
                                                   "data": json.dumps(traj(name).to_dict())})

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from k2rl.group import trajectories
-from k2rl.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
+from k2rl.step.group import trajectories
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +216,7 @@ def test_a_sigkilled_driver_leaves_no_process_and_resumes_without_loss(tmp_path,
     reaper within seconds, and `--resume` loses and duplicates nothing."""
     import time
 
-    from k2rl.reaper import start_time
+    from k2rl.runtime.reaper import start_time
 
     pids_file = tmp_path / "pids.json"
     monkeypatch.setenv("K2RL_FAULT_PIDS", str(pids_file))

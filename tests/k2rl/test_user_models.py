@@ -5,9 +5,9 @@ import json
 import pytest
 import torch
 
-from k2rl.chat import conversation_ids, pad_id, stop_ids
 from k2rl.config import ConfigError
-from k2rl.model import check_model_dir
+from k2rl.lm.chat import conversation_ids, pad_id, stop_ids
+from k2rl.lm.hf import check_model_dir
 from tests.k2rl.fixtures import llama3_dir, qwen2_dir
 
 
@@ -62,8 +62,8 @@ def test_a_model_without_a_pad_token_trains_with_its_own_stop_ids(llama):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from k2rl.config import TrainConfig
-    from k2rl.group import Group, Request, Status, Trajectory
-    from k2rl.trainer import make_optimizer, update
+    from k2rl.step.group import Group, Request, Status, Trajectory
+    from k2rl.step.trainer import make_optimizer, update
 
     tok = AutoTokenizer.from_pretrained(llama)
     model = AutoModelForCausalLM.from_pretrained(llama).eval()
@@ -99,7 +99,7 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(family, tmp_path):
     from transformers import AutoTokenizer, GenerationConfig
 
     from envs.calculator import CalculatorEnv
-    from k2rl.chat import prompt_ids, stop_ids
+    from k2rl.lm.chat import prompt_ids, stop_ids
     from tests.k2rl.fixtures import FAMILIES, stored_as_rendered
     from tests.k2rl.test_train import ROOT, k2rl, read_store
 
@@ -168,7 +168,7 @@ def test_a_model_the_engine_cannot_run_is_one_sentence_at_start(tmp_path):
 
 
 def test_a_model_without_system_or_tool_roles_is_said_in_one_line_each(tmp_path):
-    from k2rl.model import check_model_dir
+    from k2rl.lm.hf import check_model_dir
     from tests.k2rl.fixtures import gemma2_dir
 
     folder = gemma2_dir(tmp_path / "gemma2")

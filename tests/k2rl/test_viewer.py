@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from k2rl import cli, viewer
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.store import RunStore, connect, start_redis
+from k2rl.runtime.redis_server import connect, start_redis
+from k2rl.runtime.store import RunStore
+from k2rl.step.group import Group, Request, Status, Trajectory
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ["configs/tiny.yaml"]

@@ -1,4 +1,4 @@
-"""Weight sync by copy plan (k2rl.weight_sync): the plan on a stand-in engine, then the real
+"""Weight sync by copy plan (k2rl.device.weight_sync): the plan on a stand-in engine, then the real
 in-process vLLM engine on each fixture family, its log-probs against the trainer's after a push
 (whole and bucketed), by plan and by the reload_weights fallback."""
 import json
@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch import nn
 
-from k2rl import weight_sync
+from k2rl.device import weight_sync
 
 ROOT = Path(__file__).resolve().parents[2]
 H, VOCAB = 8, 10
@@ -110,7 +110,7 @@ def test_an_engine_the_plan_cannot_map_stays_on_reload(caplog):
     params = trainer_params()
     params["attn.extra.weight"] = torch.zeros(2, H)
     engine = stand_in_engine()
-    with caplog.at_level("WARNING", logger="k2rl.weight_sync"):
+    with caplog.at_level("WARNING", logger="k2rl.device.weight_sync"):
         assert not adopt(worker_of(engine), params)
     assert "attn.extra.weight has no place in the engine" in caplog.text
     assert engine.attn.o_proj.cpu_linear == "packed"  # untouched
@@ -144,7 +144,7 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool
     engine's greedy tokens are the trainer's argmax after the pushes."""
     import tempfile
 
-    from k2rl import engine
+    from k2rl.device import engine
 
     engine.configure_env(2, 1)
     from transformers import AutoModelForCausalLM
@@ -155,8 +155,8 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool
     if family == "char":
         from transformers import Qwen2ForCausalLM
 
+        from k2rl.bootstrap.model import build_config, build_tokenizer
         from k2rl.config import ModelConfig
-        from k2rl.model import build_config, build_tokenizer
 
         tok = build_tokenizer()
         Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(folder)

@@ -1,7 +1,7 @@
 """Multi-turn rollouts: K environment instances per request, one batched generate per turn.
 
-`rollout` is plain logic over a `generate` callable (k2rl.engine provides the vLLM one), so it
-is tested without a model. It turns requests into groups (k2rl.group): each trajectory keeps the
+`rollout` is plain logic over a `generate` callable (k2rl.device.engine provides the vLLM one), so it
+is tested without a model. It turns requests into groups (k2rl.step.group): each trajectory keeps the
 exact token ids the engine sampled (prompt, the model's replies, tool observations) with a mask
 that is 1 on the model's tokens, and the engine's log-prob of each of those tokens. The token
 budget counts all of the model's tokens in the episode: a reply cut at the budget ends the
@@ -24,9 +24,9 @@ from typing import Callable
 import gymnasium
 
 import envs  # noqa: F401  (registers the k2rl environments)
-from k2rl.chat import observation_ids, prompt_ids, reply_text, stop_ids
-from k2rl.group import Group, Request, Status, Trajectory
-from k2rl.task_envs import make_env
+from k2rl.lm.chat import observation_ids, prompt_ids, reply_text, stop_ids
+from k2rl.step.group import Group, Request, Status, Trajectory
+from k2rl.tasks.make import make_env
 
 
 class EnvCrash(RuntimeError):
@@ -135,7 +135,7 @@ def rollout(requests: list[Request], tokenizer, generate: Generate, step: int = 
 
     Each request samples at its own temperature; all live episodes still share one generate
     call per turn. Carried groups come first in the result, then one new group per request.
-    `stops`: the ids that end a reply (k2rl.chat.stop_ids; None: the tokenizer's EOS).
+    `stops`: the ids that end a reply (k2rl.lm.chat.stop_ids; None: the tokenizer's EOS).
     """
     stops = stops or stop_ids(tokenizer)
     carried = list(carried)
@@ -196,7 +196,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
     try:
         tail = observation_ids(tokenizer, t.messages, results, tokens[-1] if closed else None,
                                getattr(e.env, "tools", ()))
-    except ValueError as err:  # a template that rewrites the past (k2rl.chat.delta_ids)
+    except ValueError as err:  # a template that rewrites the past (k2rl.lm.chat.delta_ids)
         raise EnvCrash(f"environment {t.env_id}'s tool result on prompt {t.prompt_id} cannot "
                        f"be laid out: {err}") from err
     if len(t.ids) + len(tail) >= max_len:  # no room for the observation and a reply token

@@ -4,15 +4,15 @@ A `Request` names a prompt (environment id and seed) and how many samples to dra
 `Group` is that request with the trajectories sampled for it, and it is what the RL step
 samples, rolls out, judges, harvests for critic pairs, stores, shards across workers and trains
 on (so K is `len(group)`). A `Trajectory` is one episode with a single `status`. Both travel as
-objects, across Ray too; only k2rl.store turns them into dicts, at the Redis edge (after
-slime's `Sample`). The scalar reward is composed from named components in k2rl.reward.
+objects, across Ray too; only k2rl.runtime.store turns them into dicts, at the Redis edge (after
+slime's `Sample`). The scalar reward is composed from named components in k2rl.step.reward.
 """
 from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
 
-from k2rl import reward
+from k2rl.step import reward
 
 
 class Status(str, enum.Enum):
@@ -45,7 +45,7 @@ class Trajectory:
     mask: list[int] = field(default_factory=list)  # 1 on the model's own tokens
     logp_engine: list[float] = field(default_factory=list)  # one per masked token
     messages: list[dict] = field(default_factory=list)
-    rewards: dict[str, float] = field(default_factory=dict)  # named components, k2rl.reward
+    rewards: dict[str, float] = field(default_factory=dict)  # named components, k2rl.step.reward
     correct: bool = False
     status: Status = Status.RUNNING
     n_tokens: int = 0

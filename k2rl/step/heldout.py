@@ -21,12 +21,12 @@ from collections import defaultdict
 
 import numpy as np
 
-import envs  # noqa: F401  (registers the k2rl environments)
 from critic.pairs import Pair
+import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.config import Config
-from k2rl.group import Group, Request
-from k2rl.self_critique import expert_transcript, harvest_group
-from k2rl.task_envs import make_env
+from k2rl.step.group import Group, Request
+from k2rl.step.self_critique import expert_transcript, harvest_group
+from k2rl.tasks.make import make_env
 from rewards import get_reward
 
 # Stop looking for more distinct problems after this many draws in a row gave none.

@@ -4,10 +4,10 @@ Each component is written where it is measured and kept on the trajectory
 (`Trajectory.rewards`), so each is stored and logged on its own (after the `verifiers`
 library's rubric of named reward functions):
 
-    task        the environment's verifier, when it ends the episode (k2rl.rollout)
-    truncation  the penalty of an episode that ran out of token budget (k2rl.rollout)
+    task        the environment's verifier, when it ends the episode (k2rl.step.rollout)
+    truncation  the penalty of an episode that ran out of token budget (k2rl.step.rollout)
     critic      the pairwise win rate under the policy-as-critic, for critic-rewarded
-                environments (k2rl.self_critique)
+                environments (k2rl.step.self_critique)
     length      k1.5's group-relative length reward, already weighted (`add_length_rewards`)
 
 The scalar the loss sees is `total`: the truncation penalty if the episode was cut, else the
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # torch is imported where the length reward is computed, so that k2rl.group
-    import torch   # and k2rl.store (which every CLI command loads) stay light
+if TYPE_CHECKING:  # torch is imported where the length reward is computed, so that k2rl.step.group
+    import torch   # and k2rl.runtime.store (which every CLI command loads) stay light
 
-    from k2rl.group import Group
+    from k2rl.step.group import Group
 
 COMPONENTS = ("task", "truncation", "critic", "length")
 

@@ -5,7 +5,7 @@ Ray cluster (GCS, raylet, the workers, Ray's dashboard and runtime-env agents). 
 exits normally it stops them; when it is killed (SIGKILL, the OOM killer) nothing in it runs,
 and its children are re-parented to init and live on.
 
-`watch()` starts `python -m k2rl.reaper DRIVER_PID` with the read end of a pipe whose write end
+`watch()` starts `python -m k2rl.runtime.reaper DRIVER_PID` with the read end of a pipe whose write end
 only the driver holds. Every half second the reaper records the driver's descendants (pid and
 start time, from /proc); when the pipe reaches end-of-file, the driver is gone, however it
 died, and the reaper sends SIGTERM to every recorded process still running (the same pid *and*
@@ -104,7 +104,7 @@ def watch() -> subprocess.Popen | None:
     if _keep or not Path("/proc/self/stat").exists():
         return None
     read_end, write_end = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "k2rl.reaper", str(os.getpid())],
+    proc = subprocess.Popen([sys.executable, "-m", "k2rl.runtime.reaper", str(os.getpid())],
                             stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)  # a Ctrl-C to the driver's group spares it
     os.close(read_end)

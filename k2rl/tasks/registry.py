@@ -6,7 +6,7 @@ A user adds an environment without touching k2rl in one of three ways:
       module, or a function to call that registers its environments;
   (c) an `entry_point: "pkg.mod:Class"` string on the task in the config.
 `load_envs(cfg)` runs all three; it is called in the driver and in every worker process, since
-each makes its own environments, with their tasks' `kwargs` (`k2rl.task_envs.make_env`), the
+each makes its own environments, with their tasks' `kwargs` (`k2rl.tasks.make.make_env`), the
 prompt-length guard of `limit_prompts` among them; gymnasium's registry is left as registered.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import gymnasium
 
 import envs  # noqa: F401  (registers k2rl's own environments)
 from k2rl.config import Config, ConfigError
-from k2rl.task_envs import make_env, use_kwargs
+from k2rl.tasks.make import make_env, use_kwargs
 
 ENTRY_POINT_GROUP = "k2rl.envs"
 SOURCES: dict[str, str] = {env_id: "k2rl"  # id -> where from

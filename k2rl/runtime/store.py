@@ -4,7 +4,7 @@ A training run keeps everything it must not lose (rollouts, held-out answers, me
 state, critic pairs, per-prompt success statistics) in Redis, so that a crash or a restart
 resumes from what was written instead of from scratch. `RunStore` puts all keys of one run
 under the prefix ``k2rl:{run_id}:``. Every value is JSON; this is the one place where groups and
-trajectories (k2rl.group) become dicts.
+trajectories (k2rl.step.group) become dicts.
 
 Trajectories are the bulk (kilobytes each), so Redis holds only the newest `keep_steps` steps
 of them, one list per step (`rollouts:<step>`, `heldout:<step>` for an evaluation's answers):
@@ -13,7 +13,7 @@ reading a step reads that step only. Older steps move to ``RUN_DIR/rollouts/step
 and renamed before the step leaves Redis, so a step is always in one place or both and a crash
 at any point loses nothing. Readers look in Redis first, then in the file.
 
-The server itself (start, stop, connect) is k2rl.redis_server; its names are re-exported here.
+The server itself (start, stop, connect) is k2rl.runtime.redis_server.
 """
 
 from __future__ import annotations
@@ -26,9 +26,7 @@ from typing import Any
 
 import redis
 
-from k2rl.group import Group
-from k2rl.redis_server import (HOST, PID_FILE, MissingServiceError, RedisServer,  # noqa: F401
-                               connect, start_redis)
+from k2rl.step.group import Group
 
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply
 _SPLITS = ("train", "heldout")

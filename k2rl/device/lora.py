@@ -5,7 +5,7 @@ The trainer: `wrap` injects peft's LoRA layers into the HF model in place, so th
 rest of k2rl holds is still the HF model (its config, decoder and output head, its forward)
 with `q_proj` and the like now `peft` LoRA layers; every base parameter is frozen, the adapter
 (A (r, in), B (out, r), fp32 even over a bf16 base) is all that has `requires_grad`, so the
-optimizers (k2rl.trainer.make_optimizer) hold state for it alone.
+optimizers (k2rl.step.trainer.make_optimizer) hold state for it alone.
 
 The engine, two ways (`model.lora.serve`):
 - "adapter" (default): vLLM's own LoRA serving. The engine loads the base with LoRA layers
@@ -14,7 +14,7 @@ The engine, two ways (`model.lora.serve`):
   (engine.adapter_request). A push is the adapter's bytes alone; the engine computes
   base(x) + (alpha / r) · B(A(x)) as peft does, within 1e-6 nats of the trainer.
 - "merged": `push` writes W + (alpha / r) · B @ A of every target layer into the engine's own
-  weight through the copy plan of a full push (k2rl.weight_sync), so the engine computes the
+  weight through the copy plan of a full push (k2rl.device.weight_sync), so the engine computes the
   trainer's policy exactly, up to fp32 rounding of the merge, with no LoRA kernels. The first
   push (and every push of an engine that sleeps, whose weights are discarded) writes every
   tensor; later ones only the target layers', since the rest is the frozen base.
@@ -34,8 +34,9 @@ from pathlib import Path
 
 import torch
 
-from k2rl.chat import load_tokenizer
 from k2rl.config import ConfigError, LoraConfig
+from k2rl.device import distributed, engine, weight_sync
+from k2rl.lm.chat import load_tokenizer
 
 ADAPTER = "default"  # peft's name for the one adapter
 PUSH_BYTES = 2 ** 28  # merged tensors held at once during a push (one bucket of copies)
@@ -80,11 +81,9 @@ def adapter_params(model: torch.nn.Module) -> dict[str, torch.Tensor]:
 
 def broadcast_adapter(model: torch.nn.Module) -> None:
     """Rank 0's adapter written into every data-parallel worker's, in place; a no-op for one
-    worker. The workers' adapter gradients are summed (k2rl.distributed.all_reduce_grads), so
+    worker. The workers' adapter gradients are summed (k2rl.device.distributed.all_reduce_grads), so
     each takes rank 0's step already: this keeps rounding from drifting them apart, as the
     broadcast of a full push does, for the adapter's bytes alone."""
-    from k2rl import distributed
-
     if distributed.world_size() > 1:
         named = [(name, p.detach()) for name, p in adapter_params(model).items()]
         for _ in distributed.broadcast_buckets(named):
@@ -148,8 +147,6 @@ def push(llm, model: torch.nn.Module, full: bool) -> dict[str, float]:
 
     An engine the copy plan cannot map takes every merged tensor through vLLM's reload.
     """
-    from k2rl import engine, weight_sync
-
     start = time.perf_counter()
     planned = all(llm.collective_rpc(weight_sync.adopt, args=(merged_shapes(model),)))
     named = merged(model, targets_only=planned and not full)

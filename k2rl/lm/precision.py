@@ -9,7 +9,7 @@ hardware computes it natively, and fp32 elsewhere (emulated bf16 is slower than 
 Only the forward pass is autocast (`logprobs.token_logp` enters it): an optimizer step inside
 `torch.autocast` on CPU trained a warm-start several times slower (loss 4.13 against 2.68
 after 40 steps), so `autocast` must never wrap an optimizer. The RL worker enables it
-(k2rl.hybrid); the default model's warm-start stays fp32 (k2rl.model.default_model).
+(k2rl.runtime.hybrid); the default model's warm-start stays fp32 (k2rl.bootstrap.model.default_model).
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def long_attention(name: str, device: str) -> str | None:
 
 
 def enable(model: torch.nn.Module, dtype: str, long: str | None = None) -> torch.nn.Module:
-    """Make every training forward pass of `model` (k2rl.logprobs) autocast to `dtype`, and
+    """Make every training forward pass of `model` (k2rl.lm.logprobs) autocast to `dtype`, and
     those longer than LONG_PASS tokens use the attention `long` (if the model supports it)."""
     model.k2rl_autocast = dtype
     model.k2rl_long_attention = None

@@ -20,9 +20,9 @@ import numpy as np
 
 import envs  # noqa: F401  (registers the k2rl environments prompt_key makes)
 from k2rl.config import Config, ConfigError
-from k2rl.group import Group, Request
-from k2rl.schedules import temperature_at
-from k2rl.task_envs import make_env
+from k2rl.step.group import Group, Request
+from k2rl.step.schedules import temperature_at
+from k2rl.tasks.make import make_env
 
 UNSEEN_RATE = 0.5
 FLOOR = 0.05  # keeps solved prompts reachable, so their rate can fall again

@@ -6,7 +6,7 @@ curated set. The set is JSONL, one sample a line, either
 or  {"messages": [{"role": "system"|"user"|"assistant"|"tool", "content": "..."}, ...]}
 with the loss on the assistant turns; an assistant turn may carry its calls in the OpenAI/HF
 form (`tool_calls`, content null), a tool turn its `tool_call_id` and `name`. Each is laid out
-by the model's template (k2rl.chat.conversation_ids): a system prompt it has no role for
+by the model's template (k2rl.lm.chat.conversation_ids): a system prompt it has no role for
 folded into the first user turn, the calls in its own form where it has one. A malformed line is reported with its file and number.
 `curated_messages` plays the default set from the run's environments' scripted experts (tool
 use always on, no flattering chat replies); `write_curated` writes it as such a JSONL file.
@@ -18,8 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-from k2rl.chat import conversation_ids
-from k2rl.config import ConfigError
+from envs.base import TextEnv
+from k2rl.config import DEFAULT_TASKS, ConfigError
+from k2rl.lm.chat import conversation_ids
+from k2rl.tasks.make import make_env
 
 
 def encode_messages(tokenizer, messages: list[dict]) -> tuple[list[int], list[int]]:
@@ -99,9 +101,6 @@ def curated_envs(task_ids: list[str]) -> list:
     """The tasks' environments whose scripted expert can write curated samples, each set to
     play its best: the tool always used (`tool_rate`), no flattering or self-vouching chat
     reply (`hack_rate`). An environment without an expert is left out."""
-    from envs.base import TextEnv  # the envs load only where PTX writes curated samples
-    from k2rl.task_envs import make_env
-
     out = []
     for env_id in task_ids:
         env = make_env(env_id)
@@ -119,8 +118,6 @@ def curated_messages(task_ids: list[str] | None = None, n: int = 2048,
                      seed: int = 0) -> list[list[dict]]:
     """`n` expert episodes (chat messages) on the training split of `task_ids` (default: the
     default tasks), the environments taken in turn (curated_envs)."""
-    from k2rl.config import DEFAULT_TASKS
-
     task_ids = list(DEFAULT_TASKS) if task_ids is None else task_ids
     envs_ = curated_envs(task_ids)
     if not envs_:

@@ -6,7 +6,7 @@ so its in-place reload (`reload_weights`) rebuilds and re-packs the whole model 
 at 10-20% of memory-copy bandwidth (bench/scale.py). Re-packing alone takes 2.7x a copy of the
 same bytes (123 M parameters), so no packed engine can sync near memory speed. k2rl's engines
 load with vLLM's own plain GEMM (`torch.nn.functional.linear`) on weights they hold unpacked
-(k2rl.engine.plain_gemm); an engine loaded packed is switched to it at its first push. Then
+(k2rl.device.engine.plain_gemm); an engine loaded packed is switched to it at its first push. Then
 a push is one `copy_` per trainer parameter into a view fixed in advance: the parameter
 itself, its rows of a fused projection (q/k/v in `qkv_proj`, gate/up in `gate_up_proj`), or
 the first rows of a padded vocabulary. A tied output head shares the embedding's tensor, so

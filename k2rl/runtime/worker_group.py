@@ -1,11 +1,11 @@
 """N hybrid workers as one: Ray actors in a placement group, work split, results merged.
 
-A WorkerGroup has the methods of a k2rl.hybrid.HybridWorker (`WORKER_API`), with the same
+A WorkerGroup has the methods of a k2rl.runtime.hybrid.HybridWorker (`WORKER_API`), with the same
 signatures and return values, so the controller drives one worker or many the same way.
 One bundle per worker (`ray.cpus_per_worker` CPUs, plus a GPU on `ray.device: cuda`), placed
 with `ray.placement_strategy`. Requests go round-robin to the workers, carried groups to the
 worker of their index; training and judging get whole groups per worker, and training is
-data-parallel (k2rl.distributed), so every worker ends each update with the same weights; each
+data-parallel (k2rl.device.distributed), so every worker ends each update with the same weights; each
 then loads them into its own engine. Checkpoints and the critic's evaluation run on rank 0.
 Each call waits for every worker and fails fast when any one dies (the others would otherwise
 wait in a collective): an environment's crash comes back as its EnvCrash, a dead worker as
@@ -18,8 +18,9 @@ import os
 import numpy as np
 
 from k2rl.config import Config
-from k2rl.group import Group, Request
-from k2rl.rollout import EnvCrash
+from k2rl.runtime.hybrid import HybridWorker
+from k2rl.step.group import Group, Request
+from k2rl.step.rollout import EnvCrash
 
 PLACEMENT_TIMEOUT_S = 120
 
@@ -56,8 +57,6 @@ class WorkerGroup:
         import ray
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
-
-        from k2rl.hybrid import HybridWorker
 
         n, r = cfg.ray.num_workers, cfg.ray
         bundle = {"CPU": r.cpus_per_worker} | ({"GPU": 1} if r.device == "cuda" else {})

@@ -1,6 +1,6 @@
 """The hybrid worker: a vLLM engine and the trainable policy with its optimizer, in one process.
 
-The controller runs it as a Ray actor inside a k2rl.worker_group.WorkerGroup, which offers the
+The controller runs it as a Ray actor inside a k2rl.runtime.worker_group.WorkerGroup, which offers the
 same methods (`WORKER_API`) with the same signatures over N of them; tests may build one
 directly. Engine and trainer hold the same weights: after each update `sync` pushes the
 trainer's parameters into the engine in place. Every setting comes from the run's config; the
@@ -18,17 +18,20 @@ import torch
 
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
-from k2rl import distributed, engine, lora, precision
-from k2rl.chat import load_tokenizer, pad_id, stop_ids
-from k2rl.colocate import Colocation
+from critic.rubrics import load_rubrics
+from k2rl.bootstrap.ptx import curated_messages, encode_messages, load_ptx
 from k2rl.config import Config
-from k2rl.group import Group, Request
-from k2rl.model import param_count
-from k2rl.ptx import curated_messages, encode_messages, load_ptx
-from k2rl.registry import load_envs
-from k2rl.rollout import rollout
-from k2rl.self_critique import judge_examples, judge_groups, make_judge, reasoned
-from k2rl.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
+from k2rl.device import distributed, engine, lora
+from k2rl.device.colocate import Colocation
+from k2rl.lm import precision
+from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
+from k2rl.lm.hf import param_count
+from k2rl.step.group import Group, Request
+from k2rl.step.rollout import rollout
+from k2rl.step.self_critique import judge_examples, judge_groups, make_judge, reasoned
+from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
+from k2rl.tasks.registry import load_envs
+from rewards.deadline import timeouts
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
 WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
@@ -41,8 +44,6 @@ class HybridWorker:
         engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
         load_envs(cfg)  # this process makes its own environments
         from transformers import AutoModelForCausalLM
-
-        from critic.rubrics import load_rubrics
 
         torch.set_num_threads(cfg.rollout.threads)
         torch.manual_seed(cfg.train.seed)
@@ -134,7 +135,7 @@ class HybridWorker:
                        self.max_len, r.partial_budget if partial else 0, carried, self.stops)
 
     def judge(self, groups: list[Group]) -> list[Group]:
-        """The critic-rewarded groups get their pairwise win rates (k2rl.self_critique)."""
+        """The critic-rewarded groups get their pairwise win rates (k2rl.step.self_critique)."""
         c = self.cfg.critic
         judge_groups(groups, self.judge, self.rubrics, c.tie_margin, c.opponents)
         return groups
@@ -143,7 +144,7 @@ class HybridWorker:
               ) -> dict:
         """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
         if on (None: off): the judge first judges each pair with the engine, then trains on
-        its judgment in both orders (k2rl.self_critique.judge_examples).
+        its judgment in both orders (k2rl.step.self_critique.judge_examples).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
@@ -182,7 +183,7 @@ class HybridWorker:
     def _push(self) -> dict:
         """Full fine-tuning: every parameter; LoRA: the adapter (model.lora.serve adapter), or
         the merged target layers (merged; every tensor the first time and after each sleep,
-        which discards the weights) (k2rl.lora)."""
+        which discards the weights) (k2rl.device.lora)."""
         if not self.peft:
             return engine.push_weights(self.llm, self.model)
         lora.broadcast_adapter(self.model)  # data-parallel workers: rank 0's adapter
@@ -232,6 +233,4 @@ class HybridWorker:
     def reward_timeouts(self) -> int:
         """Verifier calls that hit their time limit in this process so far (each scored 0;
         rewards.deadline); the controller logs the workers' sum as reward/timeouts."""
-        from rewards.deadline import timeouts
-
         return timeouts()

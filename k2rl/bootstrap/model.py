@@ -2,7 +2,7 @@
 
 k2rl builds it itself (nothing is downloaded): a `tokenizers` character vocabulary with a chat
 template, a Qwen2 config sized for a 2-core CPU, and a short supervised warm-start on
-demonstrations played by the default environments' scripted experts (k2rl.sft). The result
+demonstrations played by the default environments' scripted experts (k2rl.bootstrap.sft). The result
 is saved in HF format under `model.cache_dir/<recipe hash>` and reused while the recipe (every
 ModelConfig field but the cache folder) stays the same. Deterministic given `model.seed`.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
-from k2rl.chat import TemplateError, layout_of, load_tokenizer
+from k2rl.bootstrap.sft import warm_start
 from k2rl.config import ModelConfig
 
 RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
@@ -26,7 +26,7 @@ RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted ju
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
 #                        another order, 35% fewer padded tokens)
-# <|critic|> opens the judge's verdict (k2rl.self_critique.judge_prompt_ids), never a policy reply.
+# <|critic|> opens the judge's verdict (k2rl.step.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
@@ -117,8 +117,6 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
         return out
     from transformers import Qwen2ForCausalLM
 
-    from k2rl.sft import warm_start
-
     torch.manual_seed(cfg.seed)
     tokenizer = build_tokenizer()
     model = Qwen2ForCausalLM(build_config(cfg, tokenizer))
@@ -130,42 +128,3 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     (tmp / "recipe.json").write_text(json.dumps({**recipe(cfg), "warm_start": stats}, indent=1))
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out
-
-
-def check_model_dir(path: str | Path, key: str = "model.path") -> list[str]:
-    """A clear ConfigError, before any service starts, for a model folder k2rl cannot use: one
-    that is missing, is not a Hugging Face model, has an architecture vLLM cannot load, or has
-    a tokenizer without a chat template or with one that cannot lay out a reply or a tool
-    result. Returns a line per way its conversations are laid out differently (k2rl.chat.Layout:
-    a system prompt folded into the first user turn, tool results as user turns)."""
-    from k2rl.config import ConfigError
-
-    path = Path(path)
-    if not path.is_dir():
-        raise ConfigError(f"{key} {path} does not exist (or is not a folder)")
-    if not (path / "config.json").exists():
-        raise ConfigError(f"{key} {path} is not a Hugging Face model folder (no config.json)")
-    archs = json.loads((path / "config.json").read_text()).get("architectures") or []
-    from vllm import ModelRegistry
-
-    supported = set(ModelRegistry.get_supported_archs())
-    if not archs or not set(archs) & supported:
-        raise ConfigError(f"{key} {path} is a {'/'.join(archs) or 'model of no architecture'} "
-                          "model, which vLLM cannot load (config.json names no architecture it "
-                          "supports)")
-    try:
-        tokenizer = load_tokenizer(path)
-    except Exception as e:  # noqa: BLE001  (any loader failure is the same user error)
-        raise ConfigError(f"{key} {path} has no tokenizer transformers can load: "
-                          f"{type(e).__name__}: {e}") from None
-    if not tokenizer.chat_template:
-        raise ConfigError(f"the tokenizer in {key} {path} has no chat template: add one as "
-                          "\"chat_template\" in tokenizer_config.json or as chat_template.jinja")
-    try:
-        return layout_of(tokenizer).notes(f"{key} {path}")
-    except TemplateError as e:
-        raise ConfigError(str(e)) from None
-
-
-def param_count(model: torch.nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-from k2rl.precision import attention_for, autocast
+from k2rl.lm.precision import attention_for, autocast
 
 
 def collate(seqs: list[tuple[list[int], list[int]]], pad_id: int,
@@ -49,7 +49,7 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     checkpointing), so peak memory is one chunk of fp32 logits, and padding costs no head
     matmul. The values and gradients are those of the one-shot path.
 
-    The model's matmuls run in the dtype `k2rl.precision.enable` set (bf16 autocast by
+    The model's matmuls run in the dtype `k2rl.lm.precision.enable` set (bf16 autocast by
     default where the hardware has it); the log-softmax is always fp32.
     """
     B, T = input_ids.shape

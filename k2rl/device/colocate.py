@@ -17,8 +17,8 @@ from typing import Callable
 
 import torch
 
-from k2rl import engine
-from k2rl.offload import offload_optimizer
+from k2rl.device import engine
+from k2rl.device.offload import offload_optimizer
 
 GIB = 2 ** 30
 

@@ -1,7 +1,7 @@
 """The run's own redis-server: started in the run folder, stopped with the run.
 
 `start_redis` runs a private `redis-server` with append-only persistence (`appendfsync always`)
-in ``RUN_DIR/redis``; `connect` reaches an existing one. What is kept in it: k2rl.store.
+in ``RUN_DIR/redis``; `connect` reaches an existing one. What is kept in it: k2rl.runtime.store.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+
+from k2rl.runtime.reaper import start_time, stop
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
@@ -125,14 +127,12 @@ def _die_with_parent() -> None:
 
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass  # not Linux: the reaper (k2rl.reaper) and the pid file still cover it
+        pass  # not Linux: the reaper (k2rl.runtime.reaper) and the pid file still cover it
 
 
 def _stop_stale(data_dir: Path) -> str | None:
     """Stop a redis-server that an earlier, killed process of this run left serving
     `data_dir` (its pid file names it), so two servers never share one append-only file."""
-    from k2rl.reaper import start_time, stop
-
     pid_file = data_dir / PID_FILE
     try:
         pid, started = map(int, pid_file.read_text().split())
@@ -195,8 +195,6 @@ def start_redis(run_dir: Path, timeout: float = START_TIMEOUT_S) -> RedisServer:
             log_path=log_path,
         )
         if _wait_ready(server, timeout):
-            from k2rl.reaper import start_time
-
             pid = server.process.pid
             (data_dir / PID_FILE).write_text(f"{pid} {start_time(pid)}\n")
             return server

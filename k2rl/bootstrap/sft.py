@@ -1,12 +1,12 @@
 """Supervised warm-start of the default model on demonstrations from the default environments.
 
 Each demonstration is one episode played by the environment's scripted expert
-(`TextEnv.expert_action`), laid out with k2rl.chat, with the loss on the assistant's tokens only.
+(`TextEnv.expert_action`), laid out with k2rl.lm.chat, with the loss on the assistant's tokens only.
 The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
 so the warm-started policy is sometimes right: RL must find that the tool pays. With
 `model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
 the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
-`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.self_critique): an expert
+`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.self_critique): an expert
 answer against a wrong one to a training-split prompt of a family that teaches judging, with the
 judge's working, its check of each answer and the verdict (critic.layout).
 """
@@ -19,12 +19,12 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-import envs  # noqa: F401  (registers the k2rl environments)
 from critic.rubrics import load_rubrics
-from k2rl.chat import conversation_ids
+import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.config import ModelConfig
-from k2rl.logprobs import collate, token_logp
-from k2rl.self_critique import critic_demonstration
+from k2rl.lm.chat import conversation_ids
+from k2rl.lm.logprobs import collate, token_logp
+from k2rl.step.self_critique import critic_demonstration
 
 SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start batch
 
@@ -47,7 +47,7 @@ def make_judge_envs(cfg: ModelConfig) -> list:
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """(ids, mask) of one expert episode on the train split; mask is 1 on the model's tokens
-    (the conversation laid out as a rollout lays it out, k2rl.chat.conversation_ids)."""
+    (the conversation laid out as a rollout lays it out, k2rl.lm.chat.conversation_ids)."""
     obs, _ = env.reset(seed=seed, options={"split": "train"})
     messages = [{"role": "user", "content": obs}]
     terminated = truncated = False

@@ -3,7 +3,7 @@
 `update` takes π_old (the rollout policy: the engine holds the trainer's weights) from the
 engine's sampling-time log-probs, checked against the trainer's first forward pass and
 recomputed when they disagree (`train.old_logp`), then takes `inner_steps x minibatches`
-optimizer steps on the policy loss (`train.loss`, k2rl.loss: the Kimi loss by default).
+optimizer steps on the policy loss (`train.loss`, k2rl.step.loss: the Kimi loss by default).
 Minibatches split by whole groups, so every sample keeps its
 group baseline.
 """
@@ -13,13 +13,13 @@ from collections.abc import Iterator
 
 import torch
 
-from k2rl import distributed as dist
 from k2rl.config import TrainConfig
-from k2rl.flops import forward_flops
-from k2rl.group import Group, group_size, trajectories
-from k2rl.logprobs import collate, token_logp_sorted, token_nll
-from k2rl.loss import LOSSES, PolicyBatch, sequence_logp
-from k2rl.schedules import decay
+from k2rl.device import distributed as dist
+from k2rl.lm.flops import forward_flops
+from k2rl.lm.logprobs import collate, token_logp_sorted, token_nll
+from k2rl.step.group import Group, group_size, trajectories
+from k2rl.step.loss import LOSSES, PolicyBatch, sequence_logp
+from k2rl.step.schedules import decay
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
@@ -27,7 +27,7 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim
 
     Embeddings (tied with the output head here) stay with AdamW, as the Muon recipe says.
     Muon uses `adjust_lr_fn="match_rms_adamw"` so the same learning rate suits both.
-    Only trainable parameters get a place (and state): with LoRA (k2rl.lora), the adapter's
+    Only trainable parameters get a place (and state): with LoRA (k2rl.device.lora), the adapter's
     matrices, which are all 2-D, so Muon takes every one of them.
     """
     if cfg.optimizer == "adamw":
@@ -183,7 +183,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
            aux: dict | None = None, rng=None) -> dict:
     """One RL step's optimizer steps on `groups`.
 
-    Data-parallel when torch.distributed is initialised (k2rl.distributed): `groups` is then
+    Data-parallel when torch.distributed is initialised (k2rl.device.distributed): `groups` is then
     this worker's share (possibly none). Each of the `minibatches` slices of every worker forms
     one global minibatch; a worker's loss is scaled by its share of it and gradients are summed,
     so all copies take the step one worker would take on the whole batch.
@@ -195,7 +195,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
     totals = dist.all_sum([sl.stop - sl.start for sl in slices])  # global samples per minibatch
     losses, norms, aux_losses, checks = [], [], {}, {"logp_gap": 0.0}
-    flops = 0.0  # matmul FLOPs of every pass over real tokens (k2rl.flops)
+    flops = 0.0  # matmul FLOPs of every pass over real tokens (k2rl.lm.flops)
     model.train()
     first_tok = {}  # the first optimizer step's forward pass, reused by its loss
     if groups:

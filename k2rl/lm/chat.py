@@ -65,13 +65,17 @@ class Layout:
     in its form); turn_end: the id the template writes right after an assistant turn's text,
     which the model must learn to write (`<end_of_turn>` for Gemma, `<|end|>` for Phi-3, not
     the tokenizer's EOS); several: it lays out several calls in one turn (Llama-3.1's takes
-    one: a turn of several calls stays text there)."""
+    one: a turn of several calls stays text there); closing: text the template writes after a
+    finished conversation only (no generation prompt), which a continuation does not have
+    (Phi-3's July 2024 template ends one with its EOS), so it is left off wherever a rendering
+    must be a prefix of its continuation."""
 
     system: bool
     tool_role: str
     turn_end: int
     calls: bool = False
     several: bool = False
+    closing: str = ""
 
     def notes(self, name: str) -> list[str]:
         """One line per way k2rl lays out this model's conversations differently."""
@@ -98,18 +102,41 @@ def _shows(tokenizer, messages: Messages, generation_prompt: bool = False,
         return None
 
 
-def _lays_out(tokenizer, messages: Messages, marks: tuple[str, ...], tools=None) -> bool:
+def _lays_out(tokenizer, messages: Messages, marks: tuple[str, ...], tools=None,
+              closing: str = "") -> bool:
     """Whether the template renders `messages` with every mark in it, each conversation so far
-    (with the generation prompt before a reply) a prefix of the next one."""
+    (with the generation prompt before a reply; without its `closing`) a prefix of the next."""
     whole = _shows(tokenizer, messages, False, tools)
     if whole is None or not all(mark in whole for mark in marks):
         return False
     for k in range(1, len(messages)):
-        head = _shows(tokenizer, messages[:k], messages[k]["role"] == "assistant", tools)
+        prompt = messages[k]["role"] == "assistant"
+        head = _shows(tokenizer, messages[:k], prompt, tools)
         grown = _shows(tokenizer, messages[:k + 1], False, tools)
-        if head is None or grown is None or not grown.startswith(head):
+        if head is None or grown is None or not grown.startswith(
+                head if prompt else unclosed(head, closing)):
             return False
     return True
+
+
+def unclosed(text: str, closing: str) -> str:
+    """`text` without the `closing` a template writes after a finished conversation.
+
+    >>> unclosed("<|user|>hi<|end|><|endoftext|>", "<|endoftext|>")
+    '<|user|>hi<|end|>'
+    """
+    return text[:-len(closing)] if closing and text.endswith(closing) else text
+
+
+def _closing(tokenizer, done: str, user: dict, reply: dict) -> str:
+    """The text the template writes only after a finished conversation: its EOS where the
+    rendering of [user, reply] ends with it and the rendering of one more user turn continues
+    from just before it (Phi-3's July 2024 template); else ""."""
+    more = _shows(tokenizer, [user, reply, {"role": "user", "content": MARK + "u"}])
+    eos = getattr(tokenizer, "eos_token", None) or ""
+    if more is None or more.startswith(done) or not eos or not done.endswith(eos):
+        return ""
+    return eos if more.startswith(done[:-len(eos)]) else ""
 
 
 PROBE_TOOLS = [schema("probe", "A probe of the chat template.", text="any text")]
@@ -140,14 +167,17 @@ def layout_of(tokenizer) -> Layout:
     if plain is None or MARK not in plain:
         raise TemplateError(f"the chat template of {name} cannot lay out a user turn and an "
                             "assistant reply")
+    closing = _closing(tokenizer, plain, user, reply)
     system = _lays_out(tokenizer, [{"role": "system", "content": MARK}, user,
-                                   {"role": "assistant", "content": "done"}], (MARK,))
-    calls = _lays_out(tokenizer, _probe_calls(user), (MARK, MARK + "c0"), PROBE_TOOLS)
-    several = calls and _lays_out(tokenizer, _probe_calls(user, 2), (MARK + "c1",), PROBE_TOOLS)
+                                   {"role": "assistant", "content": "done"}], (MARK,),
+                       closing=closing)
+    calls = _lays_out(tokenizer, _probe_calls(user), (MARK, MARK + "c0"), PROBE_TOOLS, closing)
+    several = calls and _lays_out(tokenizer, _probe_calls(user, 2), (MARK + "c1",), PROBE_TOOLS,
+                                  closing)
     tool_role = next((role for role in ("tool", "user") if _lays_out(
         tokenizer, [user, {"role": "assistant", "content": "call"},
                     {"role": role, "content": MARK}, {"role": "assistant", "content": "done"}],
-        (MARK,))), None)
+        (MARK,), closing=closing)), None)
     if tool_role is None:
         raise TemplateError(f"the chat template of {name} cannot lay out a tool result after an "
                             "assistant turn, as a tool turn or as a user turn, with each "
@@ -156,7 +186,7 @@ def layout_of(tokenizer) -> Layout:
     special = (set(getattr(tokenizer, "all_special_ids", ()))
                | set(getattr(tokenizer, "added_tokens_decoder", {})))
     turn_end = tail[0] if tail and tail[0] in special else tokenizer.eos_token_id
-    layout = Layout(system, tool_role, turn_end, calls, several)
+    layout = Layout(system, tool_role, turn_end, calls, several, closing)
     tokenizer._k2rl_layout = (template, layout)  # probed once per tokenizer and template
     return layout
 
@@ -291,7 +321,7 @@ def delta_ids(tokenizer, messages: Messages, new: Messages, end: int | None,
     its budget, so the turn end is added), tokenised in the context of that whole rendering."""
     name = tokenizer.name_or_path or "this model"
     head = render(tokenizer, messages[:-1], True, tools)
-    before = render(tokenizer, messages, False, tools)
+    before = unclosed(render(tokenizer, messages, False, tools), layout_of(tokenizer).closing)
     after = render(tokenizer, messages + new, True, tools)
     if not (before.startswith(head) and after.startswith(before)):
         raise ValueError(f"the chat template of {name} does not render a conversation as a "

@@ -113,14 +113,30 @@ def gemma2_tokenizer():
                                    pad_token="<pad>", chat_template=GEMMA2)
 
 
+# microsoft/Phi-3-mini-4k-instruct after its July 2024 update, "chat_template", verbatim: a
+# system role, and a conversation rendered without a generation prompt ends with the EOS.
+PHI3_JUL = (
+    "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n' + "
+    "message['content'] + '<|end|>\n'}}{% elif message['role'] == 'user' %}{{'<|user|>\n' + "
+    "message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}{{'<|assistant|>"
+    "\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}{% if add_generation_prompt"
+    " %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+
+
 @cache
-def phi3_tokenizer():
+def phi3_tokenizer(template: str = PHI3_APR):
     from transformers import PreTrainedTokenizerFast
 
-    core = _bpe(["<unk>", "<s>", "<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>"])
+    core = _bpe(["<unk>", "<s>", "<|endoftext|>", "<|assistant|>", "<|end|>", "<|user|>",
+                 "<|system|>"])
     return PreTrainedTokenizerFast(tokenizer_object=core, bos_token="<s>",
                                    eos_token="<|endoftext|>", pad_token="<|endoftext|>",
-                                   chat_template=PHI3_APR)
+                                   chat_template=template)
+
+
+def phi3_jul_tokenizer():
+    return phi3_tokenizer(PHI3_JUL)
 
 
 @cache
@@ -247,12 +263,17 @@ def mistral_dir(folder):
     return save_model(folder, tok, "llama", False, [tok.eos_token_id])
 
 
-def phi3_dir(folder):
+def phi3_dir(folder, tok=None):
     """The Phi-3 (April 2024) layout: its generation_config stops at <|endoftext|>,
     <|assistant|> and <|end|>."""
-    tok = phi3_tokenizer()
+    tok = tok or phi3_tokenizer()
     return save_model(folder, tok, "llama", False, tok.convert_tokens_to_ids(
         ["<|endoftext|>", "<|assistant|>", "<|end|>"]))
+
+
+def phi3_jul_dir(folder):
+    """The Phi-3 layout of July 2024: a system role; a finished conversation ends with EOS."""
+    return phi3_dir(folder, phi3_jul_tokenizer())
 
 
 def stored_as_rendered(tok, t, tools, stops: set[int]) -> bool:
@@ -291,4 +312,5 @@ def stored_as_rendered(tok, t, tools, stops: set[int]) -> bool:
 # The families k2rl is tested with: name -> (tokenizer, model folder builder)
 FAMILIES = {"qwen2.5": (qwen25_tokenizer, qwen25_dir), "llama3.1": (llama31_tokenizer, llama31_dir),
             "mistral-v0.3": (mistral_tokenizer, mistral_dir),
-            "gemma2": (gemma2_tokenizer, gemma2_dir), "phi3": (phi3_tokenizer, phi3_dir)}
+            "gemma2": (gemma2_tokenizer, gemma2_dir), "phi3": (phi3_tokenizer, phi3_dir),
+            "phi3-jul2024": (phi3_jul_tokenizer, phi3_jul_dir)}

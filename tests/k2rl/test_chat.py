@@ -111,7 +111,7 @@ def _families():
             **{name: make() for name, (make, _) in FAMILIES.items()}}
 
 
-FAMILY_NAMES = ["qwen2.5", "llama3.1", "mistral-v0.3", "gemma2", "phi3"]
+FAMILY_NAMES = ["qwen2.5", "llama3.1", "mistral-v0.3", "gemma2", "phi3", "phi3-jul2024"]
 
 
 def test_the_template_probe_finds_what_each_family_lays_out():
@@ -131,7 +131,12 @@ def test_the_template_probe_finds_what_each_family_lays_out():
         # Gemma-2 raises on a system message and on a tool turn breaking the alternation
         "gemma2": (False, False, False, "user", "<end_of_turn>"),
         # Phi-3 (April 2024) drops both silently: the probe looks for their text
-        "phi3": (False, False, False, "user", "<|end|>")}
+        "phi3": (False, False, False, "user", "<|end|>"),
+        # Phi-3 (July 2024) has a system role, drops a tool turn, and ends a finished
+        # conversation with its EOS (not a prefix of its continuation)
+        "phi3-jul2024": (True, False, False, "user", "<|end|>")}
+    assert {name: got[name].closing for name in toks if got[name].closing} == {
+        "phi3-jul2024": "<|endoftext|>"}  # ends a finished conversation, not a continued one
     assert got["gemma2"].notes("m") == [
         "m: its chat template has no system role; a system prompt is folded into the first user turn",
         "m: its chat template has no tool role; tool results are sent as user turns"]
@@ -151,7 +156,7 @@ CALLS = {"qwen2.5": '<tool_call>\n{"name": "calc", "arguments": {"expression": "
          "llama3.1": '{"name": "calc", "parameters": {"expression": "12*13"}}',
          "mistral-v0.3": '[TOOL_CALLS] [{"name": "calc", "arguments": {"expression": "12*13"}, '
                          '"id": "k2Tq9ZmX1"}]',
-         "gemma2": "calc(12*13)", "phi3": "calc(12*13)"}
+         "gemma2": "calc(12*13)", "phi3": "calc(12*13)", "phi3-jul2024": "calc(12*13)"}
 
 
 def _until_turn_end(tok, ids: list[int]) -> list[int]:
@@ -325,7 +330,8 @@ def test_a_ptx_sample_s_ids_are_the_template_s_rendering_with_every_text_in_it(f
     assert _trained_turns(tok, ids, mask) == [f"calc(12*13){end}", f"The answer is 156.{end}"]
     roles = [m["role"] for m in adapt(tok, EPISODE)]
     folded = ["user", "assistant", "user", "assistant"]
-    assert roles == {"mistral-v0.3": folded, "gemma2": folded, "phi3": folded}.get(
+    assert roles == {"mistral-v0.3": folded, "gemma2": folded, "phi3": folded,
+                     "phi3-jul2024": ["system", "user", "assistant", "user", "assistant"]}.get(
         family, ["system", "user", "assistant", "tool", "assistant"])
 
 

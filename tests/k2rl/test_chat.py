@@ -393,3 +393,33 @@ def test_each_of_two_calls_in_a_turn_gets_its_own_result_turn(family, marker):
     delta = observation_ids(tok, convo[:2], ["156", "6"], None, tools)
     prompt = prompt_ids(tok, convo[:3] + convo[3:4], tools)
     assert tok.decode(delta).count(marker) == 2 and tok.decode(prompt).endswith(tok.decode(delta))
+
+
+def test_the_mistral_layout_is_token_for_token_mistral_common_s_own_encoding():
+    """Mistral's reference encoder (mistral_common, a vLLM dependency) and k2rl's rendering of
+    a tool episode through the published v0.3 template agree on every id: the call with its
+    9-character id, the result answering it, the tools listed before the last user turn."""
+    import json
+
+    from mistral_common.protocol.instruct.messages import AssistantMessage, ToolMessage, UserMessage
+    from mistral_common.protocol.instruct.request import ChatCompletionRequest
+    from mistral_common.protocol.instruct.tool_calls import Function, FunctionCall, Tool, ToolCall
+    from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+    from envs.calculator import CalculatorEnv
+    from k2rl.lm.chat import call_id
+
+    cid = call_id(1, 0)
+    reference = MistralTokenizer.v3().encode_chat_completion(ChatCompletionRequest(
+        messages=[UserMessage(content="What is 12*13?"),
+                  AssistantMessage(content=None, tool_calls=[ToolCall(id=cid, function=FunctionCall(
+                      name="calc", arguments=json.dumps({"expression": "12*13"})))]),
+                  ToolMessage(tool_call_id=cid, name="calc", content="156"),
+                  AssistantMessage(content="The answer is 156."),
+                  UserMessage(content="And 2*3?")],
+        tools=[Tool(function=Function(**t["function"])) for t in CalculatorEnv.tools]))
+    tok = _families()["mistral-v0.3"]
+    convo = [EPISODE[1], {"role": "assistant", "content": CALLS["mistral-v0.3"].replace(
+        ', "id": "k2Tq9ZmX1"', "")}, EPISODE[3], EPISODE[4], {"role": "user", "content": "And 2*3?"}]
+    ours = text_ids(tok, render(tok, convo, True, CalculatorEnv.tools))
+    assert tok.convert_ids_to_tokens(ours) == tok.convert_ids_to_tokens(reference.tokens)

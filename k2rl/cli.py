@@ -41,11 +41,11 @@ from critic.evaluate import evaluate_judge, format_judgments, format_table
 from critic.pairs import Pair, PairsError, read_pairs
 from critic.rubrics import RubricError, load_rubrics
 from envs import K2RL_ARGUMENT_ENV_IDS
-from k2rl import viewer
+from k2rl import controller, viewer  # controller.train through the module: tests wrap it
 from k2rl.bootstrap.model import default_model
 from k2rl.bootstrap.ptx import read_ptx
 from k2rl.config import ConfigError, load_config
-from k2rl.controller import RunError, train
+from k2rl.controller import RunError
 from k2rl.device import lora
 from k2rl.device.engine import fitted_max_len
 from k2rl.lm import precision
@@ -197,7 +197,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
         print(f"k2rl: run folder {run_dir} (library warnings: driver.log, the workers' logs: "
               "workers.log; `k2rl train -v` shows them here)")
     print(precision_line(cfg))
-    summary = train(cfg, run_dir, resume=bool(args.resume))
+    summary = controller.train(cfg, run_dir, resume=bool(args.resume))
     print_summary(summary)
     if "tensorboard" in cfg.log.backends:
         print(f"TensorBoard: tensorboard --logdir {run_dir / 'tensorboard'}")

@@ -2,8 +2,9 @@
 
     python bench/compare_runs.py RUN_BEFORE RUN_AFTER [--out bench/results/NAME.json]
 
-Every metric both runs logged at every step is compared exactly, except timings (`time/*`,
-`sync_seconds`, `sync_gb_per_s`, `colocate/*`), which vary run to run. The default run is
+Every metric both runs logged at every step is compared exactly, except measurements of the
+machine (timings `time/*`, `sync_seconds`, rates `*_per_s`, `colocate/*`, memory `mem/*`), which
+vary run to run. The default run is
 deterministic given its seeds on one machine with one cached model, so a refactor that keeps
 behaviour gives zero differences. Metrics only one run logged are listed, not compared. The
 result (counts, the first differences, held-out accuracy and critic accuracy at every
@@ -13,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-TIMING = ("time/", "sync_seconds", "sync_gb_per_s", "colocate/")
+TIMING = ("time/", "sync_seconds", "sync_gb_per_s", "colocate/", "mem/", "train_gflops_per_s")
 
 
 def rows(run: Path) -> dict[int, dict]:

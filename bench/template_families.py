@@ -64,7 +64,9 @@ def write_datasets(folder: Path) -> dict[str, Path]:
 
 def tasks_arg(data: dict[str, Path]) -> str:
     common = "verifier: math_equiv, budget: 8"
-    return ("tasks=[{id: k2rl/Calculator-v1}, "
+    # a call in a family's JSON form is some 40 tokens of a fixture's small vocabulary: the
+    # calculator's own budget (24, for calc(37*48)) would cut every one before its end
+    return ("tasks=[{id: k2rl/Calculator-v1, budget: 192}, "
             f"{{id: k2rl/Dataset-v0, kwargs: {{files: {data['train']}, eval_files: "
             f"{data['eval']}, prompt_field: question, system: '{SYSTEM}', {common}, "
             "task: jsonl_system}}, "

@@ -76,8 +76,9 @@ def tasks_arg(data: dict[str, Path]) -> str:
 
 
 # Llama-3.1's template lists the tools in the first user turn at length: 701 tokens of the
-# fixture's small vocabulary for a calculator prompt, more than configs/tiny.yaml's 512.
-MAX_MODEL_LEN = {"llama3.1": 1024}
+# fixture's small vocabulary for a calculator prompt, more than configs/tiny.yaml's 512; Qwen's
+# and Mistral's list them too, leaving too few of 512 positions for a call in their form.
+MAX_MODEL_LEN = {"llama3.1": 1024, "qwen2.5": 1024, "mistral-v0.3": 1024}
 
 
 def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int, timeout: int) -> dict:

@@ -242,10 +242,13 @@ def gemma2_dir(folder):
 
 
 def qwen25_dir(folder):
-    """The Qwen2.5 layout: stops at <|im_end|> and <|endoftext|>, as its generation_config."""
+    """The Qwen2.5 layout: stops at <|im_end|> and <|endoftext|>, as its generation_config;
+    1,024 positions, as its template lists tools at length (a calculator prompt is about 500
+    tokens of this small vocabulary)."""
     tok = qwen25_tokenizer()
     return save_model(folder, tok, "qwen2", True,
-                      [tok.eos_token_id, tok.convert_tokens_to_ids("<|endoftext|>")])
+                      [tok.eos_token_id, tok.convert_tokens_to_ids("<|endoftext|>")],
+                      positions=1024)
 
 
 def llama31_dir(folder):
@@ -260,7 +263,7 @@ def llama31_dir(folder):
 def mistral_dir(folder):
     """The Mistral-v0.3 layout: its real vocabulary of 32,768, untied, stops at </s>."""
     tok = mistral_tokenizer()
-    return save_model(folder, tok, "llama", False, [tok.eos_token_id])
+    return save_model(folder, tok, "llama", False, [tok.eos_token_id], positions=1024)
 
 
 def phi3_dir(folder, tok=None):

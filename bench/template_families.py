@@ -111,7 +111,7 @@ def teach_calls(model_dir: Path, steps: int, seed: int = 0) -> dict:
 
     from envs.calculator import CalculatorEnv
     from k2rl.lm.chat import conversation_ids, load_tokenizer, pad_id
-    from k2rl.lm.logprobs import collate
+    from k2rl.lm.logprobs import collate, token_nll
     from k2rl.bootstrap.ptx import curated_messages
 
     tok = load_tokenizer(model_dir)
@@ -124,12 +124,7 @@ def teach_calls(model_dir: Path, steps: int, seed: int = 0) -> dict:
     for _ in range(steps):
         batch = collate([samples[i] for i in rng.choice(len(samples), 8, replace=False)],
                         pad_id(tok))
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-        nll = torch.nn.functional.cross_entropy(logits[:, :-1].flatten(0, 1),
-                                                batch["input_ids"][:, 1:].flatten(),
-                                                reduction="none")
-        mask = batch["loss_mask"][:, 1:].flatten()
-        loss = (nll * mask).sum() / mask.sum()
+        loss = token_nll(model, batch)
         opt.zero_grad()
         loss.backward()
         opt.step()

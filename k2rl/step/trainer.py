@@ -189,7 +189,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
     so all copies take the step one worker would take on the whole batch.
     """
     world = dist.world_size()
-    params = [p for p in model.parameters() if p.requires_grad]
+    params = trainable(model)
     k = group_size(groups)
     bounds = [round(m * len(groups) / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
     slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
@@ -226,7 +226,6 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
                 policy = PolicyBatch(tok, tok_old[sl], batch["loss_mask"][sl],
                                      batch["rewards"][sl], k)
                 value += backward(share * LOSSES[cfg.loss](policy, cfg))
-                del tok, policy  # the policy's graph is freed before PTX's pass
             for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id):
                 aux_losses.setdefault(name, []).append(nll.item())
                 value += backward(aux[name][1] * nll / world)
@@ -248,7 +247,7 @@ def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: 
     Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
     so every copy takes the same step.
     """
-    params = [p for p in model.parameters() if p.requires_grad]
+    params = trainable(model)
     model.train()
     loss, flops = torch.zeros((), device=model.device), 0.0
     if samples:

@@ -249,7 +249,7 @@ def cmd_status(args) -> int:
         try:
             with viewer.open_store(run) as opened:
                 if args.json:
-                    print(json.dumps(opened.store.state(), indent=1))
+                    print(json.dumps(opened.store.state().to_dict(), indent=1))
                     return 0
                 lines, finished = viewer.status_lines(run.resolve(), opened, total_steps(run))
         except MissingServiceError:

@@ -18,11 +18,11 @@ import yaml
 
 # The embedded default's task mix and weights: math, multi-turn tool use, instruction following,
 # and open-ended chat rewarded by the policy-as-critic, so the default run exercises the whole
-# recipe. Tool use is learned by step 10 (100% held-out), so it gets half the weight and
-# instructions, which go on learning to step 40, one and a half (same build: all 87.1% at step
-# 40 with weights 1/1/1/0.5, 88.5% with these; bench/README.md). k2rl/Lookup-v1 was tried: its
-# ~100-token episodes made the warm-start 4x slower (1.9 s a step), past the 20-minute budget
-# of `make train`.
+# recipe. Tool use is learned early in the run, so it gets half the weight; instructions go on
+# learning to the last step, so they get one and a half. Change the weights when a task is
+# learned sooner or later than that. k2rl/Lookup-v1 is left out: its long episodes slow the
+# warm-start past the time budget of `make train` (measured: bench/README.md, Why the defaults
+# are what they are).
 DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
                  "k2rl/Instructions-v1": 1.5, "k2rl/Chat-v1": 0.5}
 
@@ -56,8 +56,10 @@ class LoraConfig:
     """How the engine follows the adapter: "adapter", vLLM's own LoRA serving, each push hands
     it the adapter alone (loaded in place from a memory-backed folder); "merged", each push
     writes base + merged adapter of the target layers into the engine's weights (no LoRA
-    kernels in the engine, every target weight pushed). Both within 1e-6 nats of the trainer;
-    bench/README.md has their costs."""
+    kernels in the engine, every target weight pushed). Both sample the policy the trainer
+    holds; adapter pushes less, merged keeps LoRA kernels out of the engine and is the one
+    that works with rollout.sleep_mode (measured: bench/README.md, Why the defaults are what
+    they are)."""
 
     def __post_init__(self) -> None:
         _choices(self)
@@ -91,19 +93,25 @@ class ModelConfig:
     """Default model: share of calculator demonstrations that call the tool (the rest guess)."""
     word_demos: bool = True
     """Default model: every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted
-    word (the environment's `word_constraint`); False: its own draw, where half do. With half,
-    the default model never learned to copy the word, and RL could not teach it (held-out
-    instructions 51% -> 53%); with all, it starts at 67.5% and RL takes it to 82.5%."""
+    word (the environment's `word_constraint`); False: its own draw, where half do. True by
+    default, because with half the default model does not learn to copy the word and RL does
+    not teach it; False only to reproduce the older warm-start (measured: bench/README.md, Why
+    the defaults are what they are)."""
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
     """Default model: environments whose scripted experts play the warm-start demonstrations,
-    each as often as it is listed (default: the default tasks, once each). Arithmetic-v1 (the
-    answer at once) needed two shares and still started at 5.5% held-out and ended at 9%;
-    Arithmetic-v2's column working starts at 84% with one share (bench/README.md)."""
+    each as often as it is listed (default: the default tasks, once each). List a task twice to
+    give it two shares; a task whose expert shows its working (Arithmetic-v2's columns) teaches
+    more from one share than one that answers at once (Arithmetic-v1) does from two (measured:
+    bench/README.md, Why the defaults are what they are)."""
     critic_demo_rate: float = 0.1
     """Default model: share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft):
     on training-split prompts of the demo tasks that teach judging, the expert's answer against
     a wrong one, with the judge's own working, a check line per answer and the verdict
     (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
+    copy_demo_rate: float = 0.2
+    """Default model: share of warm-start sequences that are copying drills (made-up words
+    repeated or listed, k2rl.bootstrap.copying), so the model learns to copy what it has not
+    seen, as the judge's checks must copy a reply's words; 0: none."""
     seed: int = 0
     """Default model: seed of initialisation and demonstration data."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
@@ -117,8 +125,9 @@ class ModelConfig:
     warm-start is always fp32 (k2rl.lm.precision)."""
     attention: Attention = "auto"
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
-    auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens (faster than SDPA's CPU
-    backward there) and sdpa for longer ones (2x faster at 450 tokens; k2rl.lm.precision)."""
+    auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens and sdpa for longer ones,
+    whichever is faster there (k2rl.lm.precision). Set eager or sdpa to force one kernel,
+    e.g. to compare them (measured: bench/README.md, Why the defaults are what they are)."""
     cache_dir: str = "~/.cache/k2rl/models"
     """Where built models are kept, keyed by a hash of their recipe."""
     lora: LoraConfig | None = None
@@ -130,6 +139,9 @@ class ModelConfig:
         _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
                  "must be divisible by model.num_heads")
         _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
+        _require(self.critic_demo_rate >= 0 and self.copy_demo_rate >= 0
+                 and self.critic_demo_rate + self.copy_demo_rate <= 1.0,
+                 "model.critic_demo_rate + model.copy_demo_rate", "must lie in [0, 1]")
         _require(0.0 <= self.critic_demo_rate <= 1.0, "model.critic_demo_rate",
                  "must lie in [0, 1]")
         _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
@@ -162,11 +174,11 @@ class TaskConfig:
 @dataclass
 class RolloutConfig:
     dtype: Literal["float32", "bfloat16", "float16"] | None = None
-    """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None:
-    model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) ran the default
-    model's rollouts at 18.3k against 11.8k tokens/s in bench/rollout.py, but a default run's
-    step only 5% faster (4.20 against 4.43 s, mostly the judge's scoring), and it evaluates
-    held-out prompts in bf16 (step 0 63.4% against 64.1%), so it is not the default."""
+    """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None (the
+    default): model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) makes
+    rollouts faster but a default run's step only a little, since the judge's scoring dominates
+    it, and evaluates held-out prompts in bf16; set it where rollouts dominate the step
+    (measured: bench/README.md, Why the defaults are what they are)."""
     k: int = 8
     """Samples per prompt (the group whose mean reward is the baseline)."""
     prompts_per_step: int = 32
@@ -190,14 +202,15 @@ class RolloutConfig:
     filter_pool: int = 256
     """Candidate prompts the pass@k filter examines before the first step."""
     compile: bool | None = None
-    """Compile the engine's forward (torch.compile; CUDA graphs on a GPU). None: compiled on a
-    GPU, eager on CPU, where compiling added 14-19 s to the engine's start for 0-3% more
-    rollout tokens a second (bench/rollout.py, 3.4 M and 27.3 M parameters)."""
+    """Compile the engine's forward (torch.compile; CUDA graphs on a GPU). None (the default):
+    compiled on a GPU, eager on CPU, where compiling lengthens the engine's start for little
+    more rollout throughput; true or false forces it either way (measured: bench/README.md,
+    Why the defaults are what they are)."""
     prefix_caching: bool = True
     """vLLM's prefix cache: requests that share a prefix (a step's judge prompts their rubrics
     and question, a multi-turn episode's turns their history) compute it once. Dropped at
-    every weight push. In the default run a step took 3.8 s with it against 4.5 s without
-    (the judge's scoring 0.12 against 0.60 s)."""
+    every weight push. On by default (it shortens the judge's scoring most); turn it off only
+    to measure without it (measured: bench/README.md, Why the defaults are what they are)."""
     kv_cache_gib: int = 1
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2
@@ -233,8 +246,9 @@ class TrainConfig:
     steps: int = 40
     """RL steps (iterations of rollout, reward, update, weight sync)."""
     lr: float = 5e-5
-    """Peak learning rate (measured on the default run: 2e-5, 5e-5 and 1e-4 all reach about 75%
-    held-out on the tool task by step 20; 5e-5 with temperature decay did best at step 40)."""
+    """Peak learning rate. The default 5e-5 was chosen on the default run, with its
+    temperature decay; tune it again for another model, loss or task mix (measured:
+    bench/README.md, Why the defaults are what they are)."""
     loss: Literal["kimi", "grpo", "dr_grpo", "dapo", "gspo"] = "kimi"
     """The policy loss (k2rl.step.loss.LOSSES, docs/method.md section 1): the Kimi squared
     regression (the paper), or a clipped token-level (grpo, dr_grpo, dapo) or sequence-level
@@ -278,10 +292,10 @@ class TrainConfig:
     length_reward_warmup: int = 0
     """RL steps before the length reward starts."""
     ptx_beta: float = 1.0
-    """Weight β of the PTX next-token loss on the curated set; 0 turns it off. Measured on the
-    default (same built model, 40 steps, held-out n=738): without PTX arithmetic fell 84.0% ->
-    79.0% and chat 79.0% -> 78.3% (all 57.0% -> 78.2%); at 0.5, 84.0% -> 87.5% and 79.0% ->
-    80.4% (all -> 80.8%); at 1.0, 84.0% -> 94.0% and 79.0% -> 79.0% (all -> 81.7%)."""
+    """Weight β of the PTX next-token loss on the curated set; 0 turns it off. The default 1.0
+    keeps the default run's arithmetic and chat from falling under RL, better than 0.5 does;
+    0 for a model or task mix that does not need it (measured: bench/README.md, Why the
+    defaults are what they are)."""
     ptx_data: str | None = None
     """Curated JSONL for PTX; None with ptx_beta > 0 uses 2,048 episodes that the run's own
     tasks' scripted experts play on their training splits (k2rl.bootstrap.ptx.curated_messages)."""
@@ -323,8 +337,9 @@ class CriticConfig:
     train the judging skill on them in the same update as the policy (false: the judge is never
     trained, and critic-rewarded tasks are ranked by the model as it is)."""
     weight: float = 0.05
-    """Weight of the critic's verdict NLL in the update (0.5 was measured to swamp the policy
-    loss: held-out tool-use accuracy 9.5% at step 10 against 75% without the critic)."""
+    """Weight of the critic's verdict NLL in the update (critic.lr None only); default 0.05.
+    Much larger weights swamp the policy loss (measured: bench/README.md, Why the defaults are
+    what they are)."""
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
     eval_pairs: int = 500
@@ -336,17 +351,10 @@ class CriticConfig:
     critic's held-out pairs; only verifiable ones with mixed outcomes give pairs."""
     lr: float | None = 2e-5
     """None: the verdict NLL joins the policy loss with `weight`. A number: each update ends
-    with one separate AdamW step on the verdict NLL at this learning rate. Measured on the v1
-    default (distinct held-out problems, critic pairs from eval-split rollouts): at 1e-4 the
-    verdict's "A"/"B" leaked into the policy's chat replies by step 40 (chat reference 18.8% ->
-    11.6%) and the judge went 65.5% -> 58.8% -> 66.8% on its 226 fixed pairs; at 2e-5 the
-    replies kept their length and the judge rose 52.2% -> 62.8% -> 65.0% -> 69.5% (policy
-    22.8% -> 38.1%). Earlier, on the v0 default (bench/README.md, the critic's tuning
-    history): 1e-4 took the judge from 50.5% to 59.6% on the run's held-out pairs with the
-    policy's gain intact (46.5% -> 66.5%); 5e-5 from 57.6% to 63.9% on its own
-    run's pairs (policy 46.5% -> 67.1%); 2e-4 from 56.6% to 60.8%, but the policy gained only
-    11 points (46.5% -> 57.5%); 1e-3 collapsed the policy it shares weights with
-    (held-out 46.5% -> 7.7% by step 20)."""
+    with one separate AdamW step on the verdict NLL at this learning rate (default 2e-5). Too
+    high a rate leaks the verdict's "A"/"B" into the policy's replies, or collapses the policy
+    it shares weights with; lower it if that happens, raise it if the judge learns too slowly
+    (measured: bench/README.md, Why the defaults are what they are)."""
     tie_margin: float = 0.1
     """When a critic-rewarded group is ranked, a combined preference (both orders) within this
     distance of 0.5 is a tie, so an unsure or position-biased judge gives no reward signal
@@ -354,8 +362,9 @@ class CriticConfig:
     opponents: int | None = 2
     """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
     this many others, rounded up to an even number (ring neighbours in a random order), both
-    orders each. None: every other response, K(K-1) judge prompts per group; 2 costs 2K
-    (measured, 5 groups of K = 8: 6.9 s with every pair, 1.8 s with 2; bench/results/judge.json)."""
+    orders each. None: every other response, K(K-1) judge prompts per group; 2 (the default)
+    costs 2K, so raise it only if a noisy ranking matters more than the step's time
+    (measured: bench/README.md, Why the defaults are what they are)."""
 
     def __post_init__(self) -> None:
         _choices(self)

@@ -33,7 +33,7 @@ from k2rl.bootstrap.model import default_model
 from k2rl.config import Config, to_dict
 from k2rl.runtime import reaper
 from k2rl.runtime.redis_server import connect, start_redis
-from k2rl.runtime.store import RunStore
+from k2rl.runtime.store import RunState, RunStore
 from k2rl.runtime.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
 from k2rl.step import heldout
 from k2rl.step.group import Group, Request, trajectories
@@ -58,8 +58,8 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
     with services(cfg, run_dir) as store, loggers.opened(cfg, run_dir):
-        state = store.state() if resume else {}
-        if resume and not state.get("checkpoint"):
+        state = store.state() if resume else RunState()
+        if resume and not state.checkpoint:
             raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
         workers = start_workers(cfg, state)
         store.set_state(worker_nodes=workers.nodes)
@@ -70,14 +70,14 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
             workers.stop()
 
 
-def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, state: dict,
+def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, state: RunState,
          on_stored: OnStored | None = None) -> dict:
-    first = state.get("last_step", 0) + 1
+    first = state.last_step + 1
     held = heldout.eval_requests(cfg)  # the same distinct problems at every evaluation
-    before, samples = state.get("heldout_before"), []
+    before, samples = state.heldout_before, []
     if not before:
         before, samples = evaluate(workers, held)
-    if cfg.critic.refresh and "critic_heldout" not in state:
+    if cfg.critic.refresh and state.critic_heldout is None:
         store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, held))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
@@ -256,15 +256,15 @@ def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[
     return workers.critic_eval(pairs) | {"critic/prompts": float(prompts)}
 
 
-def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: dict
+def prompt_pool(cfg: Config, store: RunStore, workers: WorkerGroup, state: RunState
                 ) -> list[Request] | None:
     """The pass@k-filtered prompt pool (None: draw from the whole mix); kept in the run state."""
     if cfg.rollout.passk_filter <= 0:
         return None
-    if state.get("pool"):
-        return [Request(**r) for r in state["pool"]]
+    if state.pool:
+        return state.pool
     pool, _ = filter_pool(cfg, lambda requests: workers.rollout(requests, 0))
-    store.set_state(pool=[r.__dict__ for r in pool])
+    store.set_state(pool=pool)
     return pool
 
 
@@ -299,9 +299,9 @@ def log(run_dir: Path, store: RunStore, step: int, metrics: dict,
 def checkpoint(workers: WorkerGroup, run_dir: Path, store: RunStore, step: int) -> None:
     """Save policy and optimizer; the run state in Redis points at the newest checkpoint."""
     path = workers.save(str(run_dir / "checkpoints" / f"step-{step:05d}"), {"step": step})
-    old = store.state().get("checkpoint")
+    old = store.state().checkpoint
     store.set_state(last_step=step, checkpoint=path)
-    (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
+    (run_dir / "state.json").write_text(json.dumps(store.state().to_dict(), indent=1))
     if old and old != path:
         shutil.rmtree(old, ignore_errors=True)
 
@@ -322,14 +322,14 @@ def summarize(run_dir: Path, store: RunStore, before: dict, after: dict) -> dict
             "consistency": evals[-1].get(f"critic/{t}/swap_consistency", float("nan")),
             "n": evals[-1][f"critic/{t}/n"]} for t in tasks}
     store.set_state(status="finished", heldout_after=after)
-    (run_dir / "state.json").write_text(json.dumps(store.state(), indent=1))
+    (run_dir / "state.json").write_text(json.dumps(store.state().to_dict(), indent=1))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
 
-def start_workers(cfg: Config, state: dict) -> WorkerGroup:
+def start_workers(cfg: Config, state: RunState) -> WorkerGroup:
     """The hybrid workers, from the newest checkpoint if resuming, else the starting model."""
-    ckpt = state.get("checkpoint")
+    ckpt = state.checkpoint
     model_dir = ckpt or str(default_model(cfg.model, progress=cfg.log.progress))
     opt_state = str(Path(ckpt) / "optimizer.pt") if ckpt else None
     try:

@@ -18,6 +18,8 @@ import json
 import math
 from pathlib import Path
 
+from k2rl.runtime.store import RunState
+
 FIG_SIZE = (8.0, 4.5)  # inches, at DPI: 800 x 450 pixels
 WIDE_SIZE = (11.0, 4.5)  # two panels side by side: 1100 x 450
 DPI = 100
@@ -237,9 +239,9 @@ def markdown(run: Path, rows: list[dict], figures: list[Figure], missing: list[s
     last = rows[-1]["step"] if rows else None
     status = run / "state.json"
     if status.exists():
-        state = json.loads(status.read_text())
-        done = "finished" if (run / "summary.json").exists() else state.get("status", "?")
-        lines += [f"Status: {done}, last checkpoint at step {state.get('last_step', '?')}; "
+        state = RunState.from_dict(json.loads(status.read_text()))
+        done = "finished" if (run / "summary.json").exists() else state.status
+        lines += [f"Status: {done}, last checkpoint at step {state.last_step}; "
                   f"metrics logged up to step {last}.", ""]
     table = heldout_table(rows)
     if table:

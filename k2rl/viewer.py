@@ -26,7 +26,7 @@ from pathlib import Path
 from k2rl.config import load_config
 from k2rl.runtime.reaper import start_time
 from k2rl.runtime.redis_server import connect, start_redis
-from k2rl.runtime.store import RunStore
+from k2rl.runtime.store import RunState, RunStore
 from k2rl.step.group import Group, Trajectory
 
 HOST = "127.0.0.1"
@@ -246,7 +246,7 @@ def status_lines(run: Path, opened: Opened, total_steps: int | None, now: float 
     now = time.time() if now is None else now
     state = store.state()
     timed = metrics_with_times(store)
-    status = state.get("status", "starting")
+    status = state.status
     lines = [f"run {run.name} ({run}): {status}, Redis {opened.url}"
              + (" (live)" if opened.live else "")]
     step = timed[-1][1]["step"] if timed else None
@@ -263,9 +263,9 @@ def status_lines(run: Path, opened: Opened, total_steps: int | None, now: float 
                 progress += f", ETA {duration(max(total_steps - step, 0) / per_s)}"
         progress += f", last logged {duration(now - timed[-1][0])} ago"
         lines.append(progress)
-    if state.get("checkpoint"):
-        lines.append(f"checkpoint: step {state.get('last_step')} at {state['checkpoint']}")
-    nodes = state.get("worker_nodes") or []
+    if state.checkpoint:
+        lines.append(f"checkpoint: step {state.last_step} at {state.checkpoint}")
+    nodes = state.worker_nodes
     if nodes:
         distinct = sorted(set(nodes))
         lines.append(f"workers: {len(nodes)} on {len(distinct)} node(s) "
@@ -291,11 +291,11 @@ def status_lines(run: Path, opened: Opened, total_steps: int | None, now: float 
 def ended_lines(run: Path, total_steps: int | None) -> list[str]:
     """A run that is not running, from its files: finished or stopped, at which step, its last
     checkpoint, and (finished) held-out accuracy before and after with n."""
-    state = json.loads((run / "state.json").read_text())
+    state = RunState.from_dict(json.loads((run / "state.json").read_text()))
     summary = json.loads((run / "summary.json").read_text()) if (
         run / "summary.json").exists() else None
-    last = state.get("last_step")
-    finished = (state.get("status") == "finished" or summary is not None) and (
+    last = state.last_step
+    finished = (state.status == "finished" or summary is not None) and (
         total_steps is None or last == total_steps)
     of = f" of {total_steps}" if total_steps else ""
     if not finished:
@@ -303,8 +303,8 @@ def ended_lines(run: Path, total_steps: int | None) -> list[str]:
                 f"{last}{of}: resume with `k2rl train --resume {run}`"]
     lines = [f"run {run.name} ({run}): finished, {last}{of} steps"
              + (f", {summary['rollouts']} trajectories stored" if summary else "")]
-    if state.get("checkpoint"):
-        lines.append(f"checkpoint: step {last} at {state['checkpoint']}")
+    if state.checkpoint:
+        lines.append(f"checkpoint: step {last} at {state.checkpoint}")
     before, after = (summary or {}).get("heldout_before", {}), (summary or {}).get(
         "heldout_after", {})
     tasks = sorted(k.split("/")[1] for k in after if k.endswith("/accuracy"))

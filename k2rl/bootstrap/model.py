@@ -21,11 +21,12 @@ from critic.rubrics import load_rubrics
 from k2rl.bootstrap.sft import warm_start
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
+RECIPE_VERSION = 12  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
-#                        another order, 35% fewer padded tokens)
+#                        another order, 35% fewer padded tokens;
+#                    12: copying drills, k2rl.bootstrap.copying)
 # <|critic|> opens the judge's verdict (k2rl.step.self_critique.judge_prompt_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]

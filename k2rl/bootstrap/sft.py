@@ -8,7 +8,9 @@ so the warm-started policy is sometimes right: RL must find that the tool pays. 
 the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
 `model.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.self_critique): an expert
 answer against a wrong one to a training-split prompt of a family that teaches judging, with the
-judge's working, its check of each answer and the verdict (critic.layout).
+judge's working, its check of each answer and the verdict (critic.layout). With
+`model.copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's checks
+copy a reply's words, which demonstrations alone never taught the default model to do.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from tqdm import tqdm
 
 from critic.rubrics import load_rubrics
 import envs  # noqa: F401  (registers the k2rl environments)
+from k2rl.bootstrap.copying import copy_drill
 from k2rl.config import ModelConfig
 from k2rl.lm.chat import conversation_ids
 from k2rl.lm.logprobs import collate, token_logp
@@ -106,15 +109,22 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     warmup = max(1, cfg.sft_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
         0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / cfg.sft_steps)))))
+    def sequence(rng: np.random.Generator) -> tuple[list[int], list[int]]:
+        """A scripted judgment, a copying drill or an expert demonstration, at their rates."""
+        u = rng.random() if judge_envs or cfg.copy_demo_rate else 1.0
+        if judge_envs and u < cfg.critic_demo_rate:
+            return critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
+                                        int(rng.integers(2**31)), rng, rubrics)
+        if u < (cfg.critic_demo_rate if judge_envs else 0.0) + cfg.copy_demo_rate:
+            return copy_drill(tokenizer, rng)
+        return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
+                             int(rng.integers(2**31)), rng)
+
     model.train()
     losses = []
     bar = tqdm(range(cfg.sft_steps), desc="warm-start", disable=not progress, mininterval=5, miniters=20)
     for step in bar:
-        seqs = [critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
-                                     int(rng.integers(2**31)), rng, rubrics)
-                if judge_envs and rng.random() < cfg.critic_demo_rate else
-                demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
-                              int(rng.integers(2**31)), rng) for _ in range(cfg.sft_batch)]
+        seqs = [sequence(rng) for _ in range(cfg.sft_batch)]
         opt.zero_grad(set_to_none=True)
         loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -51,6 +51,12 @@ class TemplateError(ValueError):
     """A chat template that cannot lay out what k2rl sends it; one sentence naming the model."""
 
 
+class NoContinuation(ValueError):
+    """A conversation the template cannot continue: a tool result after a turn with no call in
+    its form, where, with tools listed, it has no role for one (`Layout.listed`); the rollout
+    ends the episode there, as a wrong answer."""
+
+
 @dataclass(frozen=True)
 class Layout:
     """What a model's chat template does with k2rl's conversations (`layout_of`).
@@ -60,9 +66,12 @@ class Layout:
     shows it only while a user turn is last, which breaks the growth of a conversation);
     calls: it lays out an assistant's `tool_calls` and a tool message's `tool_call_id` and
     `name` (Qwen2.5's `<tool_call>`, Mistral's `[TOOL_CALLS]`, Llama-3.1's JSON); tool_role: the
-    role a tool result is sent as after any other turn, "tool" where the template renders
-    one there, else "user" (Gemma's layout; Mistral's, whose tool results must answer a call
-    in its form); turn_end: the id the template writes right after an assistant turn's text,
+    role a tool result is sent as after any other turn (a malformed call's error, a plain-text
+    call's result): "tool" where the template renders one there, else "user" (Gemma's
+    layout; Mistral's, whose tool messages must answer a call in its form); listed: that
+    still holds with tools listed (Mistral-v0.3's moves `[AVAILABLE_TOOLS]` to the last user
+    turn, rewriting the past, so there only a call in its form can be answered:
+    `NoContinuation`); turn_end: the id the template writes right after an assistant turn's text,
     which the model must learn to write (`<end_of_turn>` for Gemma, `<|end|>` for Phi-3, not
     the tokenizer's EOS); several: it lays out several calls in one turn (Llama-3.1's takes
     one: a turn of several calls stays text there); closing: text the template writes after a
@@ -76,6 +85,7 @@ class Layout:
     calls: bool = False
     several: bool = False
     closing: str = ""
+    listed: bool = True
 
     def notes(self, name: str) -> list[str]:
         """One line per way k2rl lays out this model's conversations differently."""
@@ -90,6 +100,11 @@ class Layout:
             out.append(f"{name}: its chat template lays out a tool result only after a call in "
                        f"its own form; the results of other calls are sent as {self.tool_role} "
                        "turns")
+        if not self.listed:
+            out.append(f"{name}: with tools listed, its chat template continues a conversation "
+                       "only after a call in its own form (a user turn moves its tool list, "
+                       "rewriting the past), so a turn with a malformed call ends the episode as "
+                       "a wrong answer, counted in malformed_calls")
         return out
 
 
@@ -174,10 +189,14 @@ def layout_of(tokenizer) -> Layout:
     calls = _lays_out(tokenizer, _probe_calls(user), (MARK, MARK + "c0"), PROBE_TOOLS, closing)
     several = calls and _lays_out(tokenizer, _probe_calls(user, 2), (MARK + "c1",), PROBE_TOOLS,
                                   closing)
-    tool_role = next((role for role in ("tool", "user") if _lays_out(
-        tokenizer, [user, {"role": "assistant", "content": "call"},
-                    {"role": role, "content": MARK}, {"role": "assistant", "content": "done"}],
-        (MARK,), closing=closing)), None)
+    def result_after_plain(role: str, tools=None) -> bool:
+        return _lays_out(tokenizer, [user, {"role": "assistant", "content": "call"},
+                                     {"role": role, "content": MARK},
+                                     {"role": "assistant", "content": "done"}],
+                         (MARK,), tools, closing)
+
+    tool_role = next((role for role in ("tool", "user") if result_after_plain(role)), None)
+    listed = tool_role is not None and result_after_plain(tool_role, PROBE_TOOLS)
     if tool_role is None:
         raise TemplateError(f"the chat template of {name} cannot lay out a tool result after an "
                             "assistant turn, as a tool turn or as a user turn, with each "
@@ -186,7 +205,7 @@ def layout_of(tokenizer) -> Layout:
     special = (set(getattr(tokenizer, "all_special_ids", ()))
                | set(getattr(tokenizer, "added_tokens_decoder", {})))
     turn_end = tail[0] if tail and tail[0] in special else tokenizer.eos_token_id
-    layout = Layout(system, tool_role, turn_end, calls, several, closing)
+    layout = Layout(system, tool_role, turn_end, calls, several, closing, listed)
     tokenizer._k2rl_layout = (template, layout)  # probed once per tokenizer and template
     return layout
 
@@ -217,7 +236,7 @@ def adapt(tokenizer, messages: Messages, tools=()) -> Messages:
         if m["role"] == "assistant":
             m = _assistant(layout, m, i, tools)
         elif m["role"] == "tool":
-            m = _tool_result(layout, m, out)
+            m = _tool_result(layout, m, out, tools)
         if system is not None and m["role"] == "user":
             m, system = {**m, "content": f"{system}\n\n{m['content']}"}, None
         out.append(m)
@@ -252,7 +271,7 @@ def _calls_as_text(m: dict) -> str:
                      + [f"<tool_call>{c}</tool_call>" for c in calls])
 
 
-def _tool_result(layout: Layout, m: dict, out: Messages) -> dict:
+def _tool_result(layout: Layout, m: dict, out: Messages, tools=()) -> dict:
     """A tool message as the layout takes it: answering the structured call before it (the
     k-th tool message after a turn of several calls answers the k-th), else in the layout's
     tool role."""
@@ -262,6 +281,10 @@ def _tool_result(layout: Layout, m: dict, out: Messages) -> dict:
         call = calls[min(len(out) - 1 - last, len(calls) - 1)]
         return {"role": "tool", "content": m["content"], "tool_call_id": call["id"],
                 "name": call["function"]["name"]}
+    if tools and not layout.listed:
+        raise NoContinuation("with tools listed, its chat template lays out a tool result "
+                             "only after a call in its own form, and this one follows a turn "
+                             "without one")
     if layout.tool_role == "tool":
         return m
     return {"role": layout.tool_role, "content": m["content"]}

@@ -18,15 +18,17 @@ The server itself (start, stop, connect) is k2rl.runtime.redis_server.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from k2rl.step.group import Group
+from k2rl.step.group import Group, Request
 
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply
 _SPLITS = ("train", "heldout")
@@ -37,6 +39,33 @@ _IN_REDIS = "in_redis"  # sorted set of "<kind>:<step>" still held in Redis, sco
 
 class StaleRunError(RuntimeError):
     """The run's stored rollouts were written in a layout this k2rl does not read."""
+
+
+@dataclass
+class RunState:
+    """Where a run stands: the Redis hash ``state`` (one JSON value per field), copied to
+    RUN_DIR/state.json at each checkpoint and at the end. Resume reads it back."""
+    status: str = "starting"  # "running" from the held-out evaluation before step 1, "finished"
+    last_step: int = 0  # the step of the newest checkpoint (0: none yet)
+    checkpoint: str | None = None  # folder of the newest checkpoint
+    worker_nodes: list[str] = field(default_factory=list)  # Ray node id of each worker
+    heldout_before: dict[str, float] | None = None  # held-out metrics before step 1
+    heldout_after: dict[str, float] | None = None  # held-out metrics at the end
+    critic_heldout: int | None = None  # critic held-out pairs drawn (None: not drawn yet)
+    pool: list[Request] | None = None  # the pass@k-filtered prompts (None: not filtered)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RunState:
+        """From stored fields: one that is missing (a run written by an earlier k2rl) takes its
+        default, one this k2rl does not know (a later k2rl's) is left out."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        kept = {name: value for name, value in d.items() if name in known}
+        if kept.get("pool") is not None:
+            kept["pool"] = [Request(**r) for r in kept["pool"]]
+        return cls(**kept)
 
 
 class RunStore:
@@ -203,15 +232,17 @@ class RunStore:
 
     # -- run state
 
-    def set_state(self, **fields: Any) -> None:
-        """Update run state fields (e.g. last_step, checkpoint, status); JSON values."""
-        if fields:
-            mapping = {name: json.dumps(value) for name, value in fields.items()}
+    def set_state(self, **changes: Any) -> None:
+        """Update some fields of the run state, named as in `RunState` (another name is a
+        TypeError); the others keep their stored values."""
+        if changes:
+            values = dataclasses.replace(RunState(), **changes).to_dict()
+            mapping = {name: json.dumps(values[name]) for name in changes}
             self.client.hset(self.key("state"), mapping=mapping)
 
-    def state(self) -> dict:
+    def state(self) -> RunState:
         raw = self.client.hgetall(self.key("state"))
-        return {name: json.loads(value) for name, value in raw.items()}
+        return RunState.from_dict({name: json.loads(value) for name, value in raw.items()})
 
     # -- critic pairs
 

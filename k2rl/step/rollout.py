@@ -24,7 +24,7 @@ from typing import Callable
 import gymnasium
 
 import envs  # noqa: F401  (registers the k2rl environments)
-from k2rl.lm.chat import observation_ids, prompt_ids, reply_text, stop_ids
+from k2rl.lm.chat import NoContinuation, observation_ids, prompt_ids, reply_text, stop_ids
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.tasks.make import make_env
 
@@ -196,6 +196,9 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
     try:
         tail = observation_ids(tokenizer, t.messages, results, tokens[-1] if closed else None,
                                getattr(e.env, "tools", ()))
+    except NoContinuation:  # e.g. Mistral after a malformed call: the turn is the final answer
+        t.status, t.rewards["task"], t.correct = Status.DONE, 0.0, False
+        return
     except ValueError as err:  # a template that rewrites the past (k2rl.lm.chat.delta_ids)
         raise EnvCrash(f"environment {t.env_id}'s tool result on prompt {t.prompt_id} cannot "
                        f"be laid out: {err}") from err

@@ -140,9 +140,11 @@ def test_the_template_probe_finds_what_each_family_lays_out():
     assert got["gemma2"].notes("m") == [
         "m: its chat template has no system role; a system prompt is folded into the first user turn",
         "m: its chat template has no tool role; tool results are sent as user turns"]
-    assert got["mistral-v0.3"].notes("m")[1] == (
-        "m: its chat template lays out a tool result only after a call in its own form; the "
-        "results of other calls are sent as user turns")
+    assert [name for name in toks if not got[name].listed] == ["mistral-v0.3"]
+    assert got["mistral-v0.3"].notes("m")[2] == (
+        "m: with tools listed, its chat template continues a conversation only after a call in "
+        "its own form (a user turn moves its tool list, rewriting the past), so a turn with a "
+        "malformed call ends the episode as a wrong answer, counted in malformed_calls")
 
 
 EPISODE = [{"role": "system", "content": "Use the calculator."},

@@ -259,7 +259,7 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
 
     from k2rl import controller
     from k2rl.runtime.redis_server import connect, start_redis
-    from k2rl.runtime.store import RunStore
+    from k2rl.runtime.store import RunState, RunStore
 
     cfg = replace(worker.cfg, train=replace(worker.cfg.train, steps=2),
                   eval=replace(worker.cfg.eval, every=2, prompts_per_task=4))
@@ -277,12 +277,12 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
     start = {k: v.clone() for k, v in worker.model.state_dict().items()}
     with start_redis(tmp_path) as server:
         store = RunStore(connect(server.url), "inproc")
-        summary = controller.loop(cfg, tmp_path, store, worker, {}, on_stored)
-        assert store.rollout_count() == 2 * 4 * 2 and store.state()["last_step"] == 2
+        summary = controller.loop(cfg, tmp_path, store, worker, RunState(), on_stored)
+        assert store.rollout_count() == 2 * 4 * 2 and store.state().last_step == 2
         assert [g.id for g in store.rollouts(2)] == ["2:0", "2:1", "2:2", "2:3"]
         trained = {t.prompt for s in (1, 2) for g in store.rollouts(s) for t in g}
         held = {p["prompt"] for p in store.pairs("heldout")}
-        assert store.state()["critic_heldout"] == len(store.pairs("heldout"))
+        assert store.state().critic_heldout == len(store.pairs("heldout"))
         assert not held & trained and not held & {p["prompt"] for p in store.pairs("train")}
     assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/all/n"}
     assert summary["heldout_after"]["heldout/arithmetic/n"] == 4

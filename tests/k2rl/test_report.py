@@ -70,6 +70,15 @@ def test_the_report_of_a_run_with_a_critic(tmp_path):
     assert [r["step"] for r in report.read_metrics(run)] == list(range(7))  # no step twice
 
 
+def test_the_report_reads_the_run_state_of_a_stopped_run(tmp_path):
+    """state.json as an earlier k2rl wrote it (fields missing, one unknown) still reads."""
+    run = synthetic_run(tmp_path)
+    (run / "state.json").write_text(json.dumps({"last_step": 3, "status": "running",
+                                                "best": {"reward": 0.5}}))
+    text = report.write_report(run).read_text()
+    assert "Status: running, last checkpoint at step 3; metrics logged up to step 6." in text
+
+
 def test_k2rl_report_on_a_tiny_run_writes_the_plots_and_prints_as_before(seen):
     run = Path(seen["run"])
     code, text = run_cli("report", run)

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from k2rl.runtime.redis_server import MissingServiceError, RedisServer, connect, start_redis
-from k2rl.runtime.store import RunStore, StaleRunError, write_lines
+from k2rl.runtime.store import RunState, RunStore, StaleRunError, write_lines
 from k2rl.step.group import Group, Request, Status, Trajectory
 
 
@@ -59,7 +59,7 @@ def check_filled(store: RunStore) -> None:
     assert store.rollouts() == [traj("a"), traj("b"), traj("c", 0.0)]
     assert store.rollout_count() == 3
     assert store.metrics() == [{"step": 0, "loss": 0.5}]
-    assert store.state() == {"last_step": 1, "checkpoint": "ckpt/1", "status": "running"}
+    assert store.state() == RunState(status="running", last_step=1, checkpoint="ckpt/1")
     assert store.pairs("train") == [{"chosen": "x", "rejected": "y"}]
     assert store.pairs("heldout") == [{"chosen": "u", "rejected": "v"}]
     assert store.success_rate("q1") == 0.5
@@ -262,18 +262,44 @@ def test_metrics_round_trip(store: RunStore) -> None:
 
 
 def test_state_round_trip_keeps_types(store: RunStore) -> None:
-    assert store.state() == {}
-    store.set_state(last_step=4, checkpoint="runs/x/ckpt-4", status="running")
-    store.set_state(status="done", best={"reward": 0.75})
+    assert store.state() == RunState()  # nothing stored yet: the defaults
+    pool = [Request("k2rl/Arithmetic-v2", seed=3, budget=64), Request("k2rl/Chat-v1", seed=4)]
+    store.set_state(last_step=4, checkpoint="runs/x/ckpt-4", status="running",
+                    worker_nodes=["n1", "n1"], heldout_before={"heldout/all/accuracy": 0.5},
+                    critic_heldout=0, pool=pool)
+    store.set_state(status="finished", heldout_after={"heldout/all/accuracy": 0.75})
     store.set_state()  # no fields: no-op, not an error
     state = store.state()
-    assert state == {
-        "last_step": 4,
-        "checkpoint": "runs/x/ckpt-4",
-        "status": "done",
-        "best": {"reward": 0.75},
-    }
-    assert isinstance(state["last_step"], int)
+    assert state == RunState(status="finished", last_step=4, checkpoint="runs/x/ckpt-4",
+                             worker_nodes=["n1", "n1"],
+                             heldout_before={"heldout/all/accuracy": 0.5},
+                             heldout_after={"heldout/all/accuracy": 0.75},
+                             critic_heldout=0, pool=pool)
+    assert isinstance(state.last_step, int) and isinstance(state.pool[0], Request)
+    assert RunState.from_dict(json.loads(json.dumps(state.to_dict()))) == state  # state.json
+    with pytest.raises(TypeError):
+        store.set_state(last_stpe=5)  # a misspelt field is an error, not a new key
+    assert store.client.hget(store.key("state"), "last_stpe") is None
+
+
+def test_a_state_written_before_or_after_this_k2rl_still_reads(store: RunStore) -> None:
+    """The on-Redis format is a hash of JSON values: a run written by an earlier k2rl (no
+    worker_nodes, no pool, no status yet) still resumes with the defaults, and a field this k2rl
+    does not know (a later one's) is left out, not an error."""
+    store.client.hset(store.key("state"), mapping={
+        "last_step": "2", "checkpoint": json.dumps("runs/old/checkpoints/step-00002"),
+        "heldout_before": json.dumps({"heldout/all/accuracy": 0.25}),
+        "pool": json.dumps([{"env_id": "k2rl/Arithmetic-v2", "seed": 7, "budget": None,
+                             "split": "train", "group": 0, "temperature": 1.0, "k": 1}]),
+        "best": json.dumps({"reward": 0.75})})
+    state = store.state()
+    assert state == RunState(last_step=2, checkpoint="runs/old/checkpoints/step-00002",
+                             heldout_before={"heldout/all/accuracy": 0.25},
+                             pool=[Request("k2rl/Arithmetic-v2", seed=7)])
+    assert state.status == "starting" and state.worker_nodes == [] and state.critic_heldout is None
+    store.set_state(last_step=3)  # a resumed run writes only what it changes
+    assert store.state().last_step == 3
+    assert json.loads(store.client.hget(store.key("state"), "best")) == {"reward": 0.75}
 
 
 def test_pairs_round_trip(store: RunStore) -> None:
@@ -308,7 +334,7 @@ def test_runs_do_not_share_keys(server: RedisServer) -> None:
     one, two = RunStore(client, "one"), RunStore(client, "two")
     one.add_rollouts(0, [traj("a")])
     one.set_state(status="running")
-    assert two.rollouts() == [] and two.state() == {}
+    assert two.rollouts() == [] and two.state() == RunState()
     assert two.add_rollouts(0, [traj("b")]) == 1
     assert all(key.startswith(("k2rl:one:", "k2rl:two:")) for key in client.keys("*"))
 

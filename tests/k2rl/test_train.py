@@ -53,7 +53,7 @@ def test_smoke_run_of_the_entry_point(tmp_path):
     assert all(m["reward/timeouts"] == 0 for m in lines[1:])  # the workers' count, wired
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
     rollouts, state, metrics = read_store(run)
-    assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state["last_step"] == 4
+    assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state.last_step == 4
     assert len(metrics) == 5
 
 
@@ -86,14 +86,14 @@ def test_resume_after_a_crash_loses_and_repeats_no_rollout(tmp_path):
     assert sorted(p.name for p in (run / "rollouts").iterdir()) == [
         "step-00001.jsonl.gz", "step-00002.jsonl.gz"]
     rollouts, state, _ = read_store(run)
-    assert state["last_step"] == 2 and {r.traj_id.split(":")[0] for r in rollouts} == {"1", "2", "3"}
+    assert state.last_step == 2 and {r.traj_id.split(":")[0] for r in rollouts} == {"1", "2", "3"}
     step3 = [r for r in rollouts if r.traj_id.startswith("3:")]
     k2rl("train", "--resume", str(run))
     rollouts, state, metrics = read_store(run)
     ids = [r.traj_id for r in rollouts]
     assert len(ids) == len(set(ids)) == 4 * 4 * 2  # every step once, none twice
     assert [r for r in rollouts if r.traj_id.startswith("3:")] == step3  # replayed, not resampled
-    assert state["last_step"] == 4 and state["status"] == "finished"
+    assert state.last_step == 4 and state.status == "finished"
     assert sorted(m["step"] for m in metrics) == [0, 1, 2, 3, 4]
 
 
@@ -155,7 +155,7 @@ def test_two_nodes_of_a_local_ray_cluster_train_together(tmp_path):
         rollouts, state, metrics = read_store(tmp_path / "mn")
     finally:
         cluster.shutdown()
-    assert len(set(state["worker_nodes"])) == 2 and state["status"] == "finished"
+    assert len(set(state.worker_nodes)) == 2 and state.status == "finished"
     assert len({r.traj_id for r in rollouts}) == 4 * 4 * 2
     assert all(m["sync_bytes"] > 0 for m in metrics if m["step"] > 0)
     # one data-parallel policy: every engine samples with the weights every trainer holds
@@ -172,11 +172,11 @@ def test_killed_worker_is_a_clear_error_and_the_run_resumes(tmp_path):
     line = next(x for x in crashed.stderr.splitlines() if "a hybrid worker died" in x)
     assert line.startswith("k2rl: error: ") and "--resume" in line  # one sentence that says how
     before, state, _ = read_store(run)
-    assert state["last_step"] == 2
+    assert state.last_step == 2
     k2rl("train", "--resume", str(run))
     rollouts, state, _ = read_store(run)
     ids = [r.traj_id for r in rollouts]
-    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state.status == "finished"
     assert [r for r in rollouts if r.traj_id.startswith("3:")] == [
         r for r in before if r.traj_id.startswith("3:")]  # step 3 replayed, not resampled
 
@@ -190,7 +190,7 @@ def test_a_jsonl_dataset_trains_through_k2rl_train(tmp_path):
          "verifier: math_equiv, budget: 8, task: sums}}]")
     rollouts, state, _ = read_store(tmp_path / "ds")
     train = {json.loads(x)["question"] for x in (ROOT / "examples/dataset/train.jsonl").open()}
-    assert state["status"] == "finished" and len(rollouts) == 4 * 4 * 2
+    assert state.status == "finished" and len(rollouts) == 4 * 4 * 2
     assert all(r.task == "sums" and r.prompt in train and r.n_tokens <= 8 for r in rollouts)
     summary = json.loads((tmp_path / "ds" / "summary.json").read_text())
     assert set(summary["heldout_after"]) == {"heldout/sums/accuracy", "heldout/all/accuracy",
@@ -233,7 +233,7 @@ def test_a_sigkilled_driver_leaves_no_process_and_resumes_without_loss(tmp_path,
     k2rl("train", "--resume", str(tmp_path / "sk"))
     rollouts, state, _ = read_store(tmp_path / "sk")
     ids = [r.traj_id for r in rollouts]
-    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state.status == "finished"
 
 
 def test_a_lost_redis_is_one_sentence_and_the_run_resumes(tmp_path):
@@ -248,4 +248,4 @@ def test_a_lost_redis_is_one_sentence_and_the_run_resumes(tmp_path):
     k2rl("train", "--resume", str(tmp_path / "lr"))
     rollouts, state, _ = read_store(tmp_path / "lr")
     ids = [r.traj_id for r in rollouts]
-    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state["status"] == "finished"
+    assert len(ids) == len(set(ids)) == 4 * 4 * 2 and state.status == "finished"

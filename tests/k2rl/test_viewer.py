@@ -179,7 +179,9 @@ def test_the_newest_rollouts_read_only_the_newest_steps(stored_run):
 
 
 def test_status_of_a_stopped_run_says_how_to_resume(stored_run):
-    (stored_run / "state.json").write_text(json.dumps({"last_step": 1, "status": "running"}))
+    # as an earlier k2rl wrote it: fields missing, and one this k2rl does not know
+    (stored_run / "state.json").write_text(json.dumps({"last_step": 1, "status": "running",
+                                                       "best": {"reward": 0.5}}))
     code, text = run_cli("status", stored_run)
     assert code == 0 and text.startswith("run toolrun (")
     assert "stopped, not running; last checkpoint at step 1 of 2: resume with `k2rl train " \

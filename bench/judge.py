@@ -1,7 +1,7 @@
 """Judging cost: seconds to rank a step's critic-rewarded groups, by opponents.
 
 Samples real `k2rl/Chat-v1` groups (K responses each) from the embedded default model (the
-cached warm-start that `make train` builds, or --model-path), then times `k2rl.step.self_critique`'s
+cached warm-start that `make train` builds, or --model-path), then times `k2rl.step.judging`'s
 ranking of them with the generative judge (its working once per question, a check per
 response, the verdicts of every comparison in both orders): every pair (K(K-1)/2 comparisons a
 group) against `critic.opponents` 4 and 2.
@@ -61,7 +61,7 @@ def main(argv=None) -> dict:
     from k2rl.lm.chat import load_tokenizer
     from k2rl.step.group import Request
     from k2rl.step.rollout import rollout
-    from k2rl.step.self_critique import judge_groups, make_judge
+    from k2rl.step.judging import judge_groups, make_judge
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))

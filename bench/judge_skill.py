@@ -1,6 +1,6 @@
 """The judge's skill, teacher-forced: how often a model writes a scripted judgment's lines itself.
 
-For scripted judgments (k2rl.self_critique.critic_demonstration) on held-out ("eval") and
+For scripted judgments (k2rl.step.critic_demos.critic_demonstration) on held-out ("eval") and
 training-split prompts of each family that teaches judging, one forward pass gives the model's
 greedy choice at every judge token given the script before it. A check line counts as written
 when every one of its tokens is the model's greedy choice (greedy decoding would then write it
@@ -42,7 +42,7 @@ def runs(mask: list[int]) -> list[tuple[int, int]]:
 
 
 def skill(model, tokenizer, env, rubrics, split: str, n: int, seed: int) -> dict:
-    from k2rl.step.self_critique import critic_demonstration
+    from k2rl.step.critic_demos import critic_demonstration
 
     rng = np.random.default_rng(seed)
     colon = tokenizer.convert_tokens_to_ids(":") if ":" in tokenizer.get_vocab() else None

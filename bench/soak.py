@@ -271,7 +271,7 @@ def profile(args) -> dict:
     from k2rl.runtime.hybrid import HybridWorker
     from k2rl.step import heldout
     from k2rl.step.sampling import sample_requests
-    from k2rl.step.self_critique import harvest, training_pairs
+    from k2rl.step.critic_loop import harvest, training_pairs
 
     cfg = load_config(ROOT / "configs" / "tiny.yaml")
     worker = HybridWorker(str(default_model(cfg.model, progress=False)), cfg)

@@ -11,7 +11,7 @@ line per answer, then the verdict). Its verdict is not parsed from sampled text:
 returns the log-probs of the "A" and "B" tokens after the question "A or B?", and the
 preference is the softmax over those two (`verdict_from_logprobs`). All comparisons of a step
 go to the judge as ONE batch: `rank_groups` builds them, calls `judge(comparisons)` once (the
-engine's implementation is k2rl.step.self_critique.make_judge) and scatters the verdicts.
+engine's implementation is k2rl.step.judging.make_judge) and scatters the verdicts.
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ the reference, never the answer key ("judge after doing"):
 Its own answer is written in the assistant's role, after exactly the policy's prompt, because
 that is where the model's skill is: in a turn of its own the 3.4 M-parameter default judge
 wrote wrong column workings for sums its policy gets right 98% of the time (bench/README.md).
-The judge's turns are written by the model (the engine generates them, k2rl.step.self_critique);
+The judge's turns are written by the model (the engine generates them, k2rl.step.judging);
 this module only lays them out. An answer's check is generated once, right after its answer
 as the first one shown, and reused in both orders, so it does not depend on the order or on
 the other answer. The verdict is read as the log-probs of the two choice tokens after the last

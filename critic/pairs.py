@@ -5,7 +5,7 @@ K2 (sec. 3.2.2) grounds the critic in verifiable outcomes: on-policy rollouts wh
 known become critic training signal (the correct response should win). K2 leaves the update
 rule open; here a group with mixed outcomes gives pairs (`pairs_from_group`), and a pair is
 judged as a `Comparison` (chosen first, `comparison_of`), in both orders; the engine turns the
-judgments into training examples (k2rl.step.self_critique.judge_examples).
+judgments into training examples (k2rl.step.critic_loop.judge_examples).
 
 Pairs files are JSONL, one pair a line:
     {"prompt": str, "chosen": str, "rejected": str, "task": str (optional),

@@ -4,7 +4,7 @@ The prompt asks about an item, a number or a word, under one of a few templates
 (``"Tell me about the number 12."``, ``"Describe the word cat."``); the reply is free text.
 The training reward is not computed here: the episode ends with reward 0 and
 ``info["judged"] = True``, and the trainer rewards each reply of a sampled group with its
-pairwise win rate under the policy-as-critic (k2rl.step.self_critique, critic.judge) against the
+pairwise win rate under the policy-as-critic (k2rl.step.judging, critic.judge) against the
 core, prescriptive and chat rubrics.
 
 Each item's fact follows from the item by a rule, so a model trained on some items can state

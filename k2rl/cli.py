@@ -53,7 +53,7 @@ from k2rl.lm.hf import check_model_dir
 from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
-from k2rl.step import self_critique
+from k2rl.step import judging
 from k2rl.step.heldout import split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
@@ -392,7 +392,7 @@ def cmd_critic_eval(args) -> int:
     log = Path(args.log).resolve()
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
-        judge = self_critique.standalone_judge(model, args.max_model_len)
+        judge = judging.standalone_judge(model, args.max_model_len)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:

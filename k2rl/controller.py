@@ -41,7 +41,7 @@ from k2rl.step.reward import add_length_rewards, component_means
 from k2rl.step.rollout import EnvCrash
 from k2rl.step.sampling import filter_pool, sample_requests, task_key
 from k2rl.step.schedules import temperature_at
-from k2rl.step.self_critique import harvest, heldout_pairs, store_pairs, training_pairs
+from k2rl.step.critic_loop import harvest, heldout_pairs, store_pairs, training_pairs
 from rewards.chat import flattery
 
 # on_stored(step, workers): called once a step's rollouts are in Redis, before training on them.

@@ -27,7 +27,7 @@ RECIPE_VERSION = 12  # bump when the build below changes meaning (8: scripted ju
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
 #                        another order, 35% fewer padded tokens;
 #                    12: copying drills, k2rl.bootstrap.copying)
-# <|critic|> opens the judge's verdict (k2rl.step.self_critique.judge_prompt_ids), never a policy reply.
+# <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]

@@ -6,7 +6,7 @@ The calculator expert calls its tool only `model.tool_rate` of the time and gues
 so the warm-started policy is sometimes right: RL must find that the tool pays. With
 `model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
 the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
-`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.self_critique): an expert
+`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos): an expert
 answer against a wrong one to a training-split prompt of a family that teaches judging, with the
 judge's working, its check of each answer and the verdict (critic.layout). With
 `model.copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's checks
@@ -27,7 +27,7 @@ from k2rl.bootstrap.copying import copy_drill
 from k2rl.config import ModelConfig
 from k2rl.lm.chat import conversation_ids
 from k2rl.lm.logprobs import collate, token_logp
-from k2rl.step.self_critique import critic_demonstration
+from k2rl.step.critic_demos import critic_demonstration
 
 SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start batch
 

@@ -26,9 +26,10 @@ from k2rl.device.colocate import Colocation
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.lm.hf import param_count
+from k2rl.step.critic_loop import judge_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
-from k2rl.step.self_critique import judge_examples, judge_groups, make_judge, reasoned
+from k2rl.step.judging import judge_groups, make_judge
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
 from rewards.deadline import timeouts
@@ -135,7 +136,7 @@ class HybridWorker:
                        self.max_len, r.partial_budget if partial else 0, carried, self.stops)
 
     def judge(self, groups: list[Group]) -> list[Group]:
-        """The critic-rewarded groups get their pairwise win rates (k2rl.step.self_critique)."""
+        """The critic-rewarded groups get their pairwise win rates (k2rl.step.judging)."""
         c = self.cfg.critic
         judge_groups(groups, self.judge, self.rubrics, c.tie_margin, c.opponents)
         return groups
@@ -144,7 +145,7 @@ class HybridWorker:
               ) -> dict:
         """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
         if on (None: off): the judge first judges each pair with the engine, then trains on
-        its judgment in both orders (k2rl.step.self_critique.judge_examples).
+        its judgment in both orders (k2rl.step.critic_loop.judge_examples).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """

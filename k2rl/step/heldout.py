@@ -24,8 +24,9 @@ import numpy as np
 from critic.pairs import Pair
 import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.config import Config
+from k2rl.step.critic_demos import expert_transcript
+from k2rl.step.critic_loop import harvest_group
 from k2rl.step.group import Group, Request
-from k2rl.step.self_critique import expert_transcript, harvest_group
 from k2rl.tasks.make import make_env
 from rewards import get_reward
 

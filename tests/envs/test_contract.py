@@ -247,7 +247,8 @@ def test_the_default_families_teach_judging() -> None:
 def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
     """The judge's scripted expert (warm-start data only): its check of the expert's answer
     says yes, its check of a wrong answer says no, and the wrong answer really is wrong."""
-    from k2rl.step.self_critique import CHECK_TOKENS, expert_transcript
+    from k2rl.step.critic_demos import expert_transcript
+    from k2rl.step.judge_ids import CHECK_TOKENS
     from rewards import get_reward
 
     env = gymnasium.make(env_id).unwrapped

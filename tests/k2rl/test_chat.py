@@ -242,7 +242,7 @@ def test_sentencepiece_replies_are_encoded_in_context():
     assert pieces[pieces.index("[/INST]") + 1] == "Hello"  # no "▁": what the model samples
     assert tok.convert_ids_to_tokens(text_ids(tok, "Hello there"))[0] == "▁Hello"  # alone
     assert _trained_turns(tok, ids, mask) == ["Hello there</s>", "Done</s>"]
-    from k2rl.step.self_critique import verdict_ids
+    from k2rl.step.judge_ids import verdict_ids
 
     assert tok.convert_ids_to_tokens(verdict_ids(tok)) == ["A", "B"]  # not "▁A": in context
     delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
@@ -344,7 +344,7 @@ def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
     from critic.layout import JUDGE, example_messages
     from critic.rubrics import Rubric
     from k2rl.lm.chat import turn_end_id
-    from k2rl.step.self_critique import example_ids, judge_role, verdict_ids
+    from k2rl.step.judge_ids import example_ids, judge_role, verdict_ids
 
     tok = _families()[family]
     assert judge_role(tok) == "assistant"

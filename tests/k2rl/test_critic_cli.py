@@ -6,7 +6,7 @@ import pytest
 from critic.judge import Judgment
 from k2rl import cli
 from k2rl.bootstrap.model import build_tokenizer
-from k2rl.step import self_critique
+from k2rl.step import judging
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def shorter_answer_wins(model_dir, max_model_len):
 
 
 def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(self_critique, "standalone_judge", shorter_answer_wins)
+    monkeypatch.setattr(judging, "standalone_judge", shorter_answer_wins)
     args = ["critic", "eval", "--model", str(pairs_file.parent / "model"), "--pairs",
             str(pairs_file), "--log", str(tmp_path / "eval.log")]
     assert cli.main(args + ["--json"]) == 0

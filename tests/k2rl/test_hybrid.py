@@ -147,7 +147,7 @@ def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
     """The judge's verdict log-probs after its own working and checks: engine == trainer."""
     from critic.judge import Comparison
     from critic.layout import verdict_messages
-    from k2rl.step.self_critique import open_ids, verdict_ids
+    from k2rl.step.judge_ids import open_ids, verdict_ids
 
     worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
     rubrics = tuple(worker.rubrics[:1])

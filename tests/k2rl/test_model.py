@@ -70,7 +70,7 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
 
 
 def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
-    from k2rl.step.self_critique import judge_role, open_ids
+    from k2rl.step.judge_ids import judge_role, open_ids
 
     tok = build_tokenizer()
     assert judge_role(tok) == "critic"
@@ -82,7 +82,7 @@ def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
 
 
 def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
-    from k2rl.step.self_critique import judge_role, open_ids
+    from k2rl.step.judge_ids import judge_role, open_ids
 
     tok = build_tokenizer()
     old = tok.convert_tokens_to_ids

@@ -1,6 +1,7 @@
-"""The engine side of the critic (k2rl.step.self_critique): the judge's conversation as ids, judging
-critic-rewarded groups, the closed-loop refresh (pairs from verifiable groups, the judge's own
-text as training examples where it was right), the warm-start's scripted judgments, and that
+"""The engine side of the critic: the judge's conversation as ids (k2rl.step.judge_ids),
+judging critic-rewarded groups (k2rl.step.judging), the closed-loop refresh (pairs from
+verifiable groups, the judge's own text as training examples where it was right:
+k2rl.step.critic_loop), the warm-start's scripted judgments (k2rl.step.critic_demos), and that
 the judge never sees an answer key. Logic with stand-in engines, and one real engine."""
 import json
 import re
@@ -25,10 +26,11 @@ from k2rl.bootstrap.sft import make_judge_envs
 from k2rl.config import ModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
-from k2rl.step.self_critique import (CUT, SOLVE_TOKENS, answer_cap, critic_demonstration,
-                                     example_ids, harvest, judge_examples, judge_groups, judge_with,
-                                     open_ids, reasoned, response_text, store_pairs, training_pairs,
-                                     verdict_ids)
+from k2rl.step.critic_demos import critic_demonstration
+from k2rl.step.critic_loop import harvest, judge_examples, reasoned, store_pairs, training_pairs
+from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
+                                 response_text, verdict_ids)
+from k2rl.step.judging import judge_groups, judge_with
 
 TOK = build_tokenizer()
 ROOT = Path(__file__).resolve().parents[2]
@@ -363,7 +365,8 @@ from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
 from k2rl.lm.chat import load_tokenizer
-from k2rl.step.self_critique import SOLVE_TOKENS, answer_ids, check_cap, make_judge, open_ids
+from k2rl.step.judge_ids import SOLVE_TOKENS, answer_ids, check_cap, open_ids
+from k2rl.step.judging import make_judge
 from tests.k2rl.fixtures import qwen2_dir
 
 # random weights (a ChatML model judged in its assistant turns): it writes text, not EOS

@@ -1,0 +1,79 @@
+"""The critic's closed loop (K2 sec. 3.2.2): labelled pairs harvested from verifiable groups
+with mixed outcomes into the run's store (`harvest`, `store_pairs`), judge training pairs drawn
+from them (`training_pairs`, `heldout_pairs`), and the judge's own text on them as training
+examples where its verdict was right (`reasoned`, `judge_examples`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from critic.judge import Comparison, Judgment
+from critic.layout import VERDICTS, example_messages, finding
+from critic.pairs import Pair, pairs_from_group
+from k2rl.step.group import Group
+from k2rl.step.judge_ids import example_ids, response_text
+
+
+def harvest_group(g: Group) -> list[Pair]:
+    """Labelled pairs from a verifiable group with mixed outcomes (critic.pairs), else none."""
+    if g.judged:
+        return []  # critic-rewarded: `correct` there is a reference check, not a verifier
+    correct = [t.correct for t in g]
+    if not any(correct) or all(correct):
+        return []
+    return pairs_from_group(g.prompt, [response_text(t) for t in g], correct, g.task)
+
+
+def harvest(groups: list[Group]) -> list[Pair]:
+    """Labelled pairs from every verifiable group with mixed outcomes."""
+    return [p for g in groups for p in harvest_group(g)]
+
+
+def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
+    """Write pairs to the run's `split` of pairs ("train": harvested from training groups;
+    "heldout": drawn once from eval-split prompts, k2rl.step.heldout); returns how many."""
+    if pairs:
+        store.add_pairs(split, [p.to_json() for p in pairs])
+    return len(pairs)
+
+
+def training_pairs(store, n: int, rng: np.random.Generator) -> list[dict]:
+    """n train pairs drawn at random (a worker judges each and trains on its judgment in both
+    orders: `judge_examples`)."""
+    rows = store.pairs("train")
+    if not rows:
+        return []
+    picks = rng.choice(len(rows), size=min(n, len(rows)), replace=False)
+    return [rows[i] for i in picks]
+
+
+def heldout_pairs(store, n: int) -> list[dict]:
+    return store.pairs("heldout")[:n]
+
+
+def reasoned(judgment: Judgment) -> bool:
+    """Whether a judgment of a labelled pair (chosen first) was right all through: the
+    verdict names the chosen answer, the chosen answer's check found "yes", the other's "no"."""
+    check_chosen, check_rejected = judgment.checks
+    return (judgment.preference > 0.5 and finding(check_chosen) is True
+            and finding(check_rejected) is False)
+
+
+def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment]
+                   ) -> list[tuple[list[int], list[int]]]:
+    """Training examples from the judge's own judgments of labelled pairs (chosen first):
+    each pair in both orders, with the loss on the right verdict always and on the judge's
+    own checks only where its reasoning was right all through: its verdict named the chosen
+    answer, the chosen answer's check found "yes" and the rejected one's "no"
+    (rejection-sampled self-training: it learns from its reasoning where that reasoning was
+    right, not where a wrong check happened to end in the right verdict). Its own answer to
+    the question is the policy's turn, which RL trains; it carries no loss here."""
+    out = []
+    for c, j in zip(comparisons, judgments):
+        (a, b), (ca, cb) = j.shown, j.checks
+        right = reasoned(j)
+        last = len(example_messages(c.prompt, c.rubrics, j.working, a, ca, b, cb, VERDICTS[0])) - 1
+        for x, cx, y, cy, verdict in ((a, ca, b, cb, VERDICTS[0]), (b, cb, a, ca, VERDICTS[1])):
+            msgs = example_messages(c.prompt, c.rubrics, j.working, x, cx, y, cy, verdict)
+            out.append(example_ids(tokenizer, msgs, lambda i: right or i == last))
+    return out

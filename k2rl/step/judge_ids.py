@@ -1,0 +1,149 @@
+"""The judge's conversation (critic.layout) as the model reads it: a response as the judge is
+shown it, the judge's turns in their own role, the conversation as token ids and the ids of the
+verdicts, and the length caps that cut a question and its answers to fit the engine.
+
+The judge sees the question, the two transcripts and the rubrics, nothing else: no answer key,
+no verifier label, nothing computed from them. A multi-turn response is shown as its turns
+joined by " | " (tool calls and observations included), so the judge can see how an answer was
+reached (`response_text`).
+
+The judge's own turns are in the `<|critic|>` role (the assistant's for a model without one).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from critic.layout import ASK, JUDGE, VERDICTS, solve_messages, verdict_messages
+from k2rl.lm.chat import conversation_ids, prompt_ids, text_ids, turn_end_id, turn_ids
+from k2rl.step.group import Trajectory
+
+# Most tokens the judge writes for its own answer and for one check line: the default
+# families' expert answers (a column working of 27 characters the longest) and the longest
+# scripted check (a chat fact compared a character at a time, or eight listed words and four
+# constraints: tests/envs/test_contract.py) fit.
+SOLVE_TOKENS = 48
+CHECK_TOKENS = 120
+CUT = "..."  # marks an answer shortened to fit the engine
+
+
+def response_text(traj: Trajectory) -> str:
+    return " | ".join(m["content"] for m in traj.after_prompt)
+
+
+def judge_role(tokenizer) -> str:
+    """The role of the judge's turns: critic, or assistant for a model whose tokenizer has no
+    critic role (an outside model evaluated with `k2rl critic eval`).
+
+    The judge gets turns of its own because its verdict, read as the assistant's first reply
+    token, leaked into the policy when trained: after 20 updates at critic.lr 1e-3 the policy
+    opened 93% of its arithmetic replies with "A" or "B" (12% of instruction replies at 2e-4).
+    """
+    critic = tokenizer.convert_tokens_to_ids("<|critic|>")
+    return "critic" if critic is not None and critic != tokenizer.unk_token_id else "assistant"
+
+
+def _in_role(tokenizer, messages: list[dict]) -> list[dict]:
+    role = judge_role(tokenizer)
+    return [{**m, "role": role} if m["role"] == JUDGE else m for m in messages]
+
+
+def open_ids(tokenizer, messages: list[dict]) -> list[int]:
+    """Token ids of a judge conversation up to where the judge's next turn begins."""
+    if judge_role(tokenizer) == "critic":
+        return (turn_ids(tokenizer, _in_role(tokenizer, messages))
+                + [tokenizer.convert_tokens_to_ids("<|critic|>")])
+    return prompt_ids(tokenizer, _in_role(tokenizer, messages))
+
+
+def answer_ids(tokenizer, prompt: str) -> list[int]:
+    """Token ids up to the judge's own answer: the policy's prompt, in the policy's layout."""
+    return prompt_ids(tokenizer, solve_messages(prompt))
+
+
+def example_ids(tokenizer, messages: list[dict], trained: Callable[[int], bool] = lambda i: True
+                ) -> tuple[list[int], list[int]]:
+    """(ids, mask) of a whole judgment (critic.layout.example_messages): the loss falls on the
+    judge's turns (their text and the end of turn) for which `trained(index)` holds. In the
+    assistant's role that is the template's rendering of the whole judgment
+    (k2rl.lm.chat.conversation_ids); in k2rl's own critic role, each turn after its opening."""
+    if judge_role(tokenizer) == "assistant":
+        return conversation_ids(tokenizer, _in_role(tokenizer, messages),
+                                trained=lambda i: messages[i]["role"] == JUDGE and trained(i))
+    ids: list[int] = []
+    mask: list[int] = []
+    for i, m in enumerate(messages):
+        if m["role"] != JUDGE:
+            continue
+        head = open_ids(tokenizer, messages[:i])
+        if head[:len(ids)] != ids:
+            raise ValueError(f"the chat template of {tokenizer.name_or_path or 'this model'} does "
+                             "not render the judge's conversation as a prefix of its continuation")
+        reply = text_ids(tokenizer, m["content"]) + [turn_end_id(tokenizer)]
+        mask += [0] * (len(head) - len(ids)) + [int(trained(i))] * len(reply)
+        ids = head + reply
+    return ids, mask
+
+
+def shorten(tokenizer, text: str, cap: int) -> str:
+    ids = text_ids(tokenizer, text)
+    return text if len(ids) <= cap else tokenizer.decode(ids[:max(cap, 0)]) + CUT
+
+
+def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> int:
+    """The most tokens an answer may keep so that a verdict prompt, its two checks and the
+    verdict fit `max_len`; a question and rubrics that leave no room are a ValueError."""
+    bare = len(open_ids(tokenizer, verdict_messages(prompt, rubrics, working, "", "", "", "")))
+    cap = (max_len - 2 - bare - 2 * check_cap(tokenizer, max_len, rubrics)) // 2
+    if cap < 4:
+        raise ValueError(f"the judge's rubrics and question ({bare} tokens) leave no room for "
+                         f"the answers in rollout.max_model_len {max_len}; raise it or use "
+                         "shorter rubrics")
+    return cap
+
+
+MIN_ANSWER = 32  # tokens each answer keeps at least when a long question must be cut
+MIN_CHECK = 24  # tokens a check line keeps at least in an engine too short for CHECK_TOKENS
+
+
+def check_cap(tokenizer, max_len: int, rubrics) -> int:
+    """Tokens a check line may take: CHECK_TOKENS, or fewer where the engine is too short for
+    two of them beside the rubrics, the judge's own answer and two answers of MIN_ANSWER tokens
+    (a model with 512 positions and a near-character vocabulary), but at least MIN_CHECK."""
+    bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
+    room = (max_len - 2 - bare - SOLVE_TOKENS - 2 * MIN_ANSWER - 8) // 2
+    return max(MIN_CHECK, min(CHECK_TOKENS, room))
+
+
+def question_cap(tokenizer, max_len: int, rubrics) -> int:
+    """The most tokens a question may keep so that the working, two checks and two answers of
+    MIN_ANSWER tokens still fit `max_len`; rubrics that leave no room are a ValueError."""
+    bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
+    cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * check_cap(tokenizer, max_len, rubrics) - 2 * MIN_ANSWER
+    if cap < 8:
+        raise ValueError(f"the judge's rubrics ({bare} tokens with the layout) leave no room "
+                         f"for a question and its answers in rollout.max_model_len {max_len}; "
+                         "raise it or use shorter rubrics")
+    return cap
+
+
+def _verdict_ids(tokenizer, verdict: str) -> list[int]:
+    """The ids of a verdict as the judge's turn writes it: in the assistant's role, the ids
+    the template's rendering gives it in context (a SentencePiece tokenizer writes "A" alone
+    as "▁A", but not after Gemma's "model\n"), without the turn end."""
+    if judge_role(tokenizer) != "assistant":
+        return text_ids(tokenizer, verdict)
+    ids, mask = conversation_ids(tokenizer, [{"role": "user", "content": ASK},
+                                             {"role": "assistant", "content": verdict}])
+    return [i for i, m in zip(ids, mask) if m][:-1]
+
+
+def verdict_ids(tokenizer) -> list[int]:
+    """The ids of the two verdicts, each of which must be one token of the vocabulary."""
+    out = []
+    for v in VERDICTS:
+        ids = _verdict_ids(tokenizer, v)
+        if len(ids) != 1:
+            raise ValueError(f"the tokenizer of {tokenizer.name_or_path or 'this model'} writes "
+                             f"the verdict {v!r} as {len(ids)} tokens; the judge reads one")
+        out += ids
+    return out

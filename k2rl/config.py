@@ -108,7 +108,7 @@ class ModelConfig:
     on training-split prompts of the demo tasks that teach judging, the expert's answer against
     a wrong one, with the judge's own working, a check line per answer and the verdict
     (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
-    copy_demo_rate: float = 0.2
+    copy_demo_rate: float = 0.0
     """Default model: share of warm-start sequences that are copying drills (made-up words
     repeated or listed, k2rl.bootstrap.copying), so the model learns to copy what it has not
     seen, as the judge's checks must copy a reply's words; 0: none."""

@@ -21,12 +21,12 @@ from critic.rubrics import load_rubrics
 from k2rl.bootstrap.sft import warm_start
 from k2rl.config import ModelConfig
 
-RECIPE_VERSION = 12  # bump when the build below changes meaning (8: scripted judgments;
+RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
-#                        another order, 35% fewer padded tokens;
-#                    12: copying drills, k2rl.bootstrap.copying)
+#                        another order, 35% fewer padded tokens. model.copy_demo_rate
+#                        (copying drills) is named in the recipe only where it is not 0)
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -94,6 +94,8 @@ def recipe(cfg: ModelConfig) -> dict:
     fields.pop("autocast")  # how RL computes: the warm-start is always fp32 (see default_model)
     fields.pop("attention")
     fields.pop("lora")  # how RL trains the model, not how it is built
+    if not cfg.copy_demo_rate:  # off (the default): the same build as before the drills existed
+        fields.pop("copy_demo_rate")
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
         fields["rubrics"] = [r.text for r in load_rubrics()]
     return {"version": RECIPE_VERSION, **fields}

@@ -115,6 +115,13 @@ def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
     assert "No praise of the question." in quoted  # editing a rubric makes a new model
 
 
+def test_copying_drills_are_named_in_the_recipe_only_when_on():
+    from k2rl.bootstrap.model import recipe
+
+    assert "copy_demo_rate" not in recipe(ModelConfig(**TINY))  # off: the build as before them
+    assert recipe(ModelConfig(**TINY, copy_demo_rate=0.2))["copy_demo_rate"] == 0.2
+
+
 def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():
     from k2rl.bootstrap.sft import make_demo_envs
 

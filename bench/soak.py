@@ -266,6 +266,7 @@ def profile(args) -> dict:
     import numpy as np
     import psutil
 
+    from critic.pairs import Pair
     from k2rl.bootstrap.model import default_model
     from k2rl.config import load_config
     from k2rl.runtime.hybrid import HybridWorker
@@ -276,8 +277,8 @@ def profile(args) -> dict:
     cfg = load_config(ROOT / "configs" / "tiny.yaml")
     worker = HybridWorker(str(default_model(cfg.model, progress=False)), cfg)
     held = heldout.eval_requests(cfg)
-    judge_held = [p.to_json() for p in heldout.critic_pairs(
-        worker.rollout(heldout.critic_requests(cfg, held), 0), cfg.critic.eval_pairs)]
+    judge_held = heldout.critic_pairs(
+        worker.rollout(heldout.critic_requests(cfg, held), 0), cfg.critic.eval_pairs)
 
     class Pairs(list):  # the run's pairs:train list, in memory (grows as in Redis)
         def pairs(self, split):
@@ -294,7 +295,8 @@ def profile(args) -> dict:
 
     def step_once(step: int) -> None:
         groups = worker.rollout(sample_requests(cfg, step, None, None), step)
-        train_pairs.extend(json.loads(json.dumps(p.to_json())) for p in harvest(groups))
+        train_pairs.extend(Pair.from_json(json.loads(json.dumps(p.to_json())))
+                           for p in harvest(groups))  # as RunStore.pairs reads them back
         drawn = training_pairs(train_pairs, cfg.critic.pairs_per_step,
                                np.random.default_rng([cfg.train.seed, step]))
         worker.train(groups, step, drawn)

@@ -51,6 +51,18 @@ class Pair:
         row.update({k: getattr(self, k) for k in OPTIONAL if getattr(self, k) is not None})
         return row
 
+    @classmethod
+    def from_json(cls, row: dict) -> Pair:
+        """The pair of a `to_json` dict (a missing optional field is None), as stored in a
+        run's Redis. Unlike `parse_pair` (a user's pairs file, checked strictly) it reads back
+        what k2rl itself wrote, so it does not re-check the values, and it drops keys that Pair
+        lacks: every writer so far stored `to_json()` (so there are none in any run), and a
+        key a later version adds must not make an older reader fail on that run's pairs."""
+        missing = [k for k in REQUIRED if k not in row]
+        if missing:
+            raise ValueError(f"a stored pair needs {', '.join(missing)}; got keys {sorted(row)}")
+        return cls(**{k: row[k] for k in REQUIRED + OPTIONAL if k in row})
+
 
 def parse_pair(line: str, where: str) -> Pair:
     try:

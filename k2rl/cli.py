@@ -363,7 +363,7 @@ def check_split(env_id: str, train_draws: int) -> int:
     return 1
 
 
-def run_pairs(run_dir: str) -> list:
+def run_pairs(run_dir: str) -> list[Pair]:
     """The held-out critic pairs of a run, from its Redis (its own server, restarted if needed)."""
     run = Path(run_dir)
     if not (run / "config.yaml").exists():
@@ -371,13 +371,13 @@ def run_pairs(run_dir: str) -> list:
     url = load_config(run / "config.yaml").redis.url
     server = None if url else start_redis(run)
     try:
-        rows = RunStore(connect(url or server.url), run.name).pairs("heldout")
+        pairs = RunStore(connect(url or server.url), run.name).pairs("heldout")
     finally:
         if server:
             server.stop()
-    if not rows:
+    if not pairs:
         raise ConfigError(f"run {run} has no held-out critic pairs")
-    return [Pair(**row) for row in rows]
+    return pairs
 
 
 def cmd_critic_eval(args) -> int:

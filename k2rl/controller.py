@@ -28,6 +28,7 @@ import redis
 import yaml
 from tqdm import tqdm
 
+from critic.pairs import Pair
 from k2rl import loggers, terminal
 from k2rl.bootstrap.model import default_model
 from k2rl.config import Config, to_dict
@@ -147,7 +148,7 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
     return groups
 
 
-def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[dict] | None:
+def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[Pair] | None:
     """This step's judge training pairs, drawn from the stored train pairs (None: refresh
     off)."""
     if not cfg.critic.refresh:
@@ -252,7 +253,7 @@ def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[
     pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
     if not pairs:
         return {}
-    prompts = len({(p["task"], p["prompt"]) for p in pairs})
+    prompts = len({(p.task, p.prompt) for p in pairs})
     return workers.critic_eval(pairs) | {"critic/prompts": float(prompts)}
 
 

@@ -141,7 +141,7 @@ class HybridWorker:
         judge_groups(groups, self.judge, self.rubrics, c.tie_margin, c.opponents)
         return groups
 
-    def train(self, groups: list[Group], step: int, critic_pairs: list[dict] | None = None
+    def train(self, groups: list[Group], step: int, critic_pairs: list[Pair] | None = None
               ) -> dict:
         """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
         if on (None: off): the judge first judges each pair with the engine, then trains on
@@ -150,7 +150,7 @@ class HybridWorker:
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
         start = time.perf_counter()
-        comparisons = [comparison_of(Pair(**p), self.rubrics) for p in critic_pairs or []]
+        comparisons = [comparison_of(p, self.rubrics) for p in critic_pairs or []]
         judgments = self.judge(comparisons)
         judge = judge_examples(self.tokenizer, comparisons, judgments)
         judged = {"time/critic_refresh": time.perf_counter() - start}
@@ -198,9 +198,9 @@ class HybridWorker:
         """The policy's optimizers and the critic's: offloaded together in GPU sleep mode."""
         return self.optimizers + ([self.critic_opt] if self.critic_opt else [])
 
-    def critic_eval(self, pairs: list[dict]) -> dict:
+    def critic_eval(self, pairs: list[Pair]) -> dict:
         """The policy as judge on labelled pairs (its working, checks and verdicts)."""
-        result, _ = evaluate_judge([Pair(**p) for p in pairs], self.rubrics, self.judge, 0.0)
+        result, _ = evaluate_judge(pairs, self.rubrics, self.judge, 0.0)
         by_task = {f"critic/{task}/{k}": float(result["by_task"][task][k])
                    for task in result["by_task"] for k in ("accuracy", "n", "swap_consistency")}
         return {f"critic/{k}": float(v) for k, v in result.items()

@@ -4,7 +4,7 @@ A training run keeps everything it must not lose (rollouts, held-out answers, me
 state, critic pairs, per-prompt success statistics) in Redis, so that a crash or a restart
 resumes from what was written instead of from scratch. `RunStore` puts all keys of one run
 under the prefix ``k2rl:{run_id}:``. Every value is JSON; this is the one place where groups and
-trajectories (k2rl.step.group) become dicts.
+trajectories (k2rl.step.group) and critic pairs (critic.pairs.Pair) become dicts.
 
 Trajectories are the bulk (kilobytes each), so Redis holds only the newest `keep_steps` steps
 of them, one list per step (`rollouts:<step>`, `heldout:<step>` for an evaluation's answers):
@@ -28,6 +28,7 @@ from typing import Any
 
 import redis
 
+from critic.pairs import Pair
 from k2rl.step.group import Group, Request
 
 _READ_PAGE = 1000  # stream entries per XRANGE call, so huge streams never come back in one reply
@@ -246,13 +247,17 @@ class RunStore:
 
     # -- critic pairs
 
-    def add_pairs(self, split: str, pairs: list[dict]) -> None:
+    def add_pairs(self, split: str, pairs: list[Pair]) -> None:
+        """Append labelled pairs to `split`, one JSON item each (`Pair.to_json`)."""
         key = self._pairs_key(split)
         if pairs:
-            self.client.rpush(key, *(json.dumps(pair) for pair in pairs))
+            self.client.rpush(key, *(json.dumps(pair.to_json()) for pair in pairs))
 
-    def pairs(self, split: str) -> list[dict]:
-        return [json.loads(item) for item in self.client.lrange(self._pairs_key(split), 0, -1)]
+    def pairs(self, split: str) -> list[Pair]:
+        """The pairs of `split` in the order they were added (`Pair.from_json`: a run stored
+        before pairs were typed reads back the same, and keys Pair lacks are dropped)."""
+        return [Pair.from_json(json.loads(item))
+                for item in self.client.lrange(self._pairs_key(split), 0, -1)]
 
     def _pairs_key(self, split: str) -> str:
         if split not in _SPLITS:

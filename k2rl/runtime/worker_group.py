@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from critic.pairs import Pair
 from k2rl.config import Config
 from k2rl.runtime.hybrid import HybridWorker
 from k2rl.step.group import Group, Request
@@ -103,7 +104,7 @@ class WorkerGroup:
         return concat(gather([a.judge.remote(s)
                               for a, s in zip(self.actors, split(groups, self.size))]))
 
-    def train(self, groups: list[Group], step: int, critic_pairs: list[dict] | None = None
+    def train(self, groups: list[Group], step: int, critic_pairs: list[Pair] | None = None
               ) -> dict:
         pairs = (split(critic_pairs, self.size) if critic_pairs
                  else [None] * self.size)
@@ -115,7 +116,7 @@ class WorkerGroup:
 
     # ---- WORKER_API: rank 0 only
 
-    def critic_eval(self, pairs: list[dict]) -> dict:
+    def critic_eval(self, pairs: list[Pair]) -> dict:
         return gather([self.actors[0].critic_eval.remote(pairs)])[0]
 
     def save(self, path: str, extra: dict | None = None) -> str:

@@ -33,21 +33,21 @@ def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
     """Write pairs to the run's `split` of pairs ("train": harvested from training groups;
     "heldout": drawn once from eval-split prompts, k2rl.step.heldout); returns how many."""
     if pairs:
-        store.add_pairs(split, [p.to_json() for p in pairs])
+        store.add_pairs(split, pairs)
     return len(pairs)
 
 
-def training_pairs(store, n: int, rng: np.random.Generator) -> list[dict]:
+def training_pairs(store, n: int, rng: np.random.Generator) -> list[Pair]:
     """n train pairs drawn at random (a worker judges each and trains on its judgment in both
     orders: `judge_examples`)."""
-    rows = store.pairs("train")
-    if not rows:
+    pairs = store.pairs("train")
+    if not pairs:
         return []
-    picks = rng.choice(len(rows), size=min(n, len(rows)), replace=False)
-    return [rows[i] for i in picks]
+    picks = rng.choice(len(pairs), size=min(n, len(pairs)), replace=False)
+    return [pairs[i] for i in picks]
 
 
-def heldout_pairs(store, n: int) -> list[dict]:
+def heldout_pairs(store, n: int) -> list[Pair]:
     return store.pairs("heldout")[:n]
 
 

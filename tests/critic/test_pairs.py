@@ -23,6 +23,15 @@ def test_read_pairs_round_trips(tmp_path: Path) -> None:
     assert first == {"prompt": "q", "chosen": "good", "rejected": "bad"}
 
 
+def test_from_json_reads_back_to_json_and_drops_keys_pair_lacks() -> None:
+    pairs = [Pair("q", "good", "bad"), Pair("hi", "Hello.", "Hi!!", "chat", "short")]
+    assert [Pair.from_json(p.to_json()) for p in pairs] == pairs
+    assert Pair.from_json({"prompt": "q", "chosen": "a", "rejected": "b", "step": 3}) == \
+        Pair("q", "a", "b")
+    with pytest.raises(ValueError, match="needs prompt, rejected"):
+        Pair.from_json({"chosen": "a"})
+
+
 @pytest.mark.parametrize(("line", "pattern"), [
     ("{not json", r"line 2 of .*p\.jsonl is not valid JSON"),
     ('["a"]', r"line 2 of .*p\.jsonl must be a JSON object"),

@@ -2,6 +2,7 @@
 import pytest
 import torch
 
+from critic.pairs import Pair
 from k2rl.bootstrap.model import default_model
 from k2rl.config import load_config
 from k2rl.step.group import Request, trajectories
@@ -165,7 +166,7 @@ def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
 
 
 def test_critic_eval_and_verdict_loss_in_the_update(worker):
-    pairs = [{"prompt": "2+2=", "chosen": "4", "rejected": "5", "task": "arithmetic"}] * 2
+    pairs = [Pair("2+2=", "4", "5", "arithmetic")] * 2
     result = worker.critic_eval(pairs)
     assert {"critic/accuracy", "critic/swap_consistency", "critic/tie_rate"} <= set(result)
     assert result["critic/arithmetic/n"] == 2  # per task too
@@ -281,9 +282,9 @@ def test_the_rl_loop_drives_one_worker_as_it_drives_a_group(worker, tmp_path):
         assert store.rollout_count() == 2 * 4 * 2 and store.state().last_step == 2
         assert [g.id for g in store.rollouts(2)] == ["2:0", "2:1", "2:2", "2:3"]
         trained = {t.prompt for s in (1, 2) for g in store.rollouts(s) for t in g}
-        held = {p["prompt"] for p in store.pairs("heldout")}
+        held = {p.prompt for p in store.pairs("heldout")}
         assert store.state().critic_heldout == len(store.pairs("heldout"))
-        assert not held & trained and not held & {p["prompt"] for p in store.pairs("train")}
+        assert not held & trained and not held & {p.prompt for p in store.pairs("train")}
     assert set(summary["heldout_after"]) >= {"heldout/all/accuracy", "heldout/all/n"}
     assert summary["heldout_after"]["heldout/arithmetic/n"] == 4
     print("k2rl modules one iteration runs:", len(touched), sorted(touched))

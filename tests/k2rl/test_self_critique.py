@@ -342,9 +342,10 @@ def test_harvested_pairs_go_to_the_split_they_are_stored_in():
     assert store_pairs(store, harvest(groups_of(trajs, 2))) == 10
     assert len(store.pairs("train")) == 10 and not store.pairs("heldout")
     assert store_pairs(store, harvest(groups_of(trajs[:2], 2)), "heldout") == 1
-    assert store.pairs("heldout")[0]["prompt"] == "10*3="
+    assert store.pairs("heldout")[0] == Pair("10*3=", "30", "0", "tool_use")
     pairs = training_pairs(store, 4, np.random.default_rng(0))
     assert len(pairs) == 4 and all(p in store.pairs("train") for p in pairs)
+    assert len(set(pairs)) == 4 and all(isinstance(p, Pair) for p in pairs)
 
 
 def test_judged_groups_give_no_pairs():

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from critic.pairs import Pair
 from k2rl.runtime.redis_server import MissingServiceError, RedisServer, connect, start_redis
 from k2rl.runtime.store import RunState, RunStore, StaleRunError, write_lines
 from k2rl.step.group import Group, Request, Status, Trajectory
@@ -50,8 +51,8 @@ def fill(store: RunStore) -> None:
     store.add_rollouts(1, [traj("c", 0.0)])
     store.add_metrics(0, {"loss": 0.5})
     store.set_state(last_step=1, checkpoint="ckpt/1", status="running")
-    store.add_pairs("train", [{"chosen": "x", "rejected": "y"}])
-    store.add_pairs("heldout", [{"chosen": "u", "rejected": "v"}])
+    store.add_pairs("train", [Pair("q", "x", "y", "arithmetic")])
+    store.add_pairs("heldout", [Pair("r", "u", "v")])
     store.record_outcomes(["q1", "q1"], [1.0, 0.0])
 
 
@@ -60,8 +61,8 @@ def check_filled(store: RunStore) -> None:
     assert store.rollout_count() == 3
     assert store.metrics() == [{"step": 0, "loss": 0.5}]
     assert store.state() == RunState(status="running", last_step=1, checkpoint="ckpt/1")
-    assert store.pairs("train") == [{"chosen": "x", "rejected": "y"}]
-    assert store.pairs("heldout") == [{"chosen": "u", "rejected": "v"}]
+    assert store.pairs("train") == [Pair("q", "x", "y", "arithmetic")]
+    assert store.pairs("heldout") == [Pair("r", "u", "v")]
     assert store.success_rate("q1") == 0.5
     # Idempotence must survive the restart too.
     assert store.add_rollouts(0, [traj("z")]) == 0
@@ -303,18 +304,34 @@ def test_a_state_written_before_or_after_this_k2rl_still_reads(store: RunStore) 
 
 
 def test_pairs_round_trip(store: RunStore) -> None:
-    store.add_pairs("train", [{"chosen": "a", "rejected": "b"}, {"chosen": "c", "rejected": "d"}])
+    train = [Pair("1+1=", "2", "3", "arithmetic"), Pair("hi", "hello", "buy now", "chat", "tone")]
+    store.add_pairs("train", train)
     store.add_pairs("train", [])
-    store.add_pairs("heldout", [{"chosen": "e", "rejected": "f"}])
-    assert store.pairs("train") == [
-        {"chosen": "a", "rejected": "b"},
-        {"chosen": "c", "rejected": "d"},
-    ]
-    assert store.pairs("heldout") == [{"chosen": "e", "rejected": "f"}]
+    store.add_pairs("heldout", [Pair("p", "e", "f")])
+    assert store.pairs("train") == train
+    assert all(type(p) is Pair for p in store.pairs("train"))
+    assert store.pairs("heldout") == [Pair("p", "e", "f")]  # no task, no rubric: None back
+    # On Redis a pair is its to_json() dict, as before pairs were typed.
+    raw = store.client.lrange(store.key("pairs:train"), 0, -1)
+    assert [json.loads(x) for x in raw] == [p.to_json() for p in train]
     with pytest.raises(ValueError):
-        store.add_pairs("test", [{"chosen": "a"}])
+        store.add_pairs("test", [Pair("p", "a", "b")])
     with pytest.raises(ValueError):
         store.pairs("validation")
+
+
+def test_pairs_stored_before_they_were_typed_still_load(store: RunStore) -> None:
+    """A run stored pairs as plain dicts (Pair.to_json(); optional keys left out when None);
+    they read back as Pairs, and a key Pair lacks is dropped rather than failing the run."""
+    old = [{"prompt": "12*13=", "chosen": "156", "rejected": "150", "task": "arithmetic"},
+           {"prompt": "q", "chosen": "a", "rejected": "b"},
+           {"prompt": "q2", "chosen": "c", "rejected": "d", "rubric": "tone", "step": 7}]
+    store.client.rpush(store.key("pairs:heldout"), *(json.dumps(row) for row in old))
+    assert store.pairs("heldout") == [Pair("12*13=", "156", "150", "arithmetic"),
+                                      Pair("q", "a", "b"), Pair("q2", "c", "d", rubric="tone")]
+    store.client.rpush(store.key("pairs:train"), json.dumps({"chosen": "a", "rejected": "b"}))
+    with pytest.raises(ValueError, match="prompt"):
+        store.pairs("train")
 
 
 def test_success_rates(store: RunStore) -> None:

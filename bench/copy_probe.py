@@ -9,13 +9,14 @@ copied exactly (teacher-forced greedy) and, per family, the check lines written
 
     PYTHONPATH=. .venv/bin/python bench/copy_probe.py --steps 150 --copy 0.25 --judge 0.25
 """
-import sys, json, math, time, argparse
+import sys, json, math, time, argparse, tempfile
 import numpy as np, torch
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import envs  # noqa
 from critic.rubrics import load_rubrics
 from k2rl.config import ModelConfig
+from k2rl.bootstrap.copying import copies
 from k2rl.lm.chat import load_tokenizer, conversation_ids
 from k2rl.bootstrap.sft import make_demo_envs, make_judge_envs, demonstration, bucketed_nll_backward
 from k2rl.step.critic_demos import critic_demonstration
@@ -42,16 +43,6 @@ def copy_example(tok, rng):
                                       {"role": "assistant", "content": " ".join(f"{i+1} {w}" for i, w in enumerate(ws))}])
     return conversation_ids(tok, [{"role": "user", "content": f"Say it back. {text}"}, {"role": "assistant", "content": text}])
 
-def copy_rate(model, tok, n=100, seed=7):
-    rng = np.random.default_rng(seed)
-    ok = 0
-    for _ in range(n):
-        ids, mask = copy_example(tok, rng)
-        with torch.no_grad():
-            g = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
-        ok += all(g[i - 1] == ids[i] for i in range(1, len(ids)) if mask[i])
-    return ok / n
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default="/root/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe")
@@ -60,7 +51,7 @@ def main():
     p.add_argument("--copy", type=float, default=0.25)
     p.add_argument("--judge", type=float, default=0.25)
     p.add_argument("--n", type=int, default=30)
-    p.add_argument("--out", default="/tmp/copy_probe.json")
+    p.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "copy_probe.json"))
     a = p.parse_args()
     cfg = ModelConfig()
     tok = load_tokenizer(a.model)
@@ -69,7 +60,7 @@ def main():
     jenvs = make_judge_envs(cfg); denvs = make_demo_envs(cfg)
     def measure(tag):
         model.eval()
-        r = {"copy": copy_rate(model, tok)}
+        r = {"copy": copies(model, tok, drill=copy_example)}
         for env in jenvs:
             r[env.task] = skill(model, tok, env, rub, "eval", a.n, 1)["line_written"]
         print(tag, json.dumps(r), flush=True)

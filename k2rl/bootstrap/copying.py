@@ -86,13 +86,14 @@ def copy_drill(tokenizer, rng: np.random.Generator) -> tuple[list[int], list[int
     return conversation_ids(tokenizer, drill_messages(rng))
 
 
-def copies(model, tokenizer, n: int = 100, seed: int = 7) -> float:
-    """Share of `n` drills whose whole reply (and its turn end) is the model's greedy choice at
-    every token, teacher-forced: what greedy decoding would copy exactly."""
+def copies(model, tokenizer, n: int = 100, seed: int = 7, drill=copy_drill) -> float:
+    """Share of `n` drills (`drill(tokenizer, rng) -> (ids, mask)`) whose whole reply (and its
+    turn end) is the model's greedy choice at every token, teacher-forced: what greedy decoding
+    would copy exactly."""
     rng = np.random.default_rng(seed)
     right = 0
     for _ in range(n):
-        ids, mask = copy_drill(tokenizer, rng)
+        ids, mask = drill(tokenizer, rng)
         with torch.no_grad():
             greedy = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
         right += all(greedy[i - 1] == ids[i] for i in range(1, len(ids)) if mask[i])

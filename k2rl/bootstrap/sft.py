@@ -109,6 +109,7 @@ def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dic
     warmup = max(1, cfg.sft_steps // 20)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
         0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / cfg.sft_steps)))))
+
     def sequence(rng: np.random.Generator) -> tuple[list[int], list[int]]:
         """A scripted judgment, a copying drill or an expert demonstration, at their rates."""
         u = rng.random() if judge_envs or cfg.copy_demo_rate else 1.0

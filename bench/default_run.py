@@ -57,7 +57,7 @@ def critic_eval(run: Path) -> dict:
     from k2rl.config import load_config
 
     cfg = load_config(run / "config.yaml")
-    models = {"start": cfg.model.path or str(recipe_dir(cfg.model)),
+    models = {"start": cfg.model.path or str(recipe_dir(cfg.model.default)),
               "end": str(sorted((run / "checkpoints").glob("step-*"))[-1])}
     out = {}
     for name, model in models.items():

@@ -30,7 +30,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=3, help="timed rankings per setting (median)")
     p.add_argument("--model-path", default=None, help="HF model folder (default: the default model)")
     p.add_argument("--no-prefix-caching", action="store_true",
-                   help="engine without vLLM's prefix cache (rollout.prefix_caching: false)")
+                   help="engine without vLLM's prefix cache (engine.prefix_caching: false)")
     p.add_argument("--out", type=Path, default=OUT)
     return p.parse_args(argv)
 
@@ -67,7 +67,7 @@ def main(argv=None) -> dict:
     path = args.model_path or str(default_model(cfg.model))
     tok = load_tokenizer(path)
     caching = not args.no_prefix_caching
-    llm = engine.start_engine(path, cfg.rollout.max_model_len, seed=0, prefix_caching=caching)
+    llm = engine.start_engine(path, cfg.engine.max_model_len, seed=0, prefix_caching=caching)
 
     def gen(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures, 1.0)
@@ -76,7 +76,7 @@ def main(argv=None) -> dict:
             for g in range(args.groups)]
     sampled = rollout(reqs, tok, gen, step=0, max_len=512)
     rubrics = load_rubrics()
-    judge = make_judge(llm, tok, cfg.rollout.max_model_len)
+    judge = make_judge(llm, tok, cfg.engine.max_model_len)
     rows = []
     for opponents in (None, 4, 2):
         def rank():

@@ -90,7 +90,7 @@ def main(argv=None) -> dict:
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     rubrics = load_rubrics()
     rows = {}
-    for env in make_judge_envs(cfg):
+    for env in make_judge_envs(cfg.default):
         for split in ("eval", "train"):
             row = skill(model, tokenizer, env, rubrics, split, args.n, args.seed)
             rows[f"{env.task}/{split}"] = row

@@ -158,7 +158,7 @@ def run_k2rl(prompts: int, k: int, lora: int = 0, shape: str = "0.5b", dtype: st
         t = phases.begin()
         folder = build(Path(tmp) / f"qwen2.5-{shape}-shape", SHAPES[shape], dtype)
         phases.end("build and save", t)
-        overrides = [f"model.path={folder}", "critic.refresh=false", "rollout.kv_cache_gib=2",
+        overrides = [f"model.path={folder}", "critic.refresh=false", "engine.kv_cache_gib=2",
                      f"model.dtype={dtype}"]
         if lora:
             overrides.append(f"model.lora={{rank: {lora}, alpha: {2 * lora}}}")

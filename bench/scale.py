@@ -67,7 +67,7 @@ def run_workers(args) -> list[dict]:
     for workers, threads in ((1, 2), (2, 1)):
         with tempfile.TemporaryDirectory() as tmp:
             cmd = [sys.executable, "-m", "k2rl", "train", args.config, f"train.steps={args.steps}",
-                   f"ray.num_workers={workers}", f"rollout.threads={threads}",
+                   f"ray.num_workers={workers}", f"engine.threads={threads}",
                    f"eval.every={args.steps}", "eval.prompts_per_task=16", "log.progress=false",
                    f"log.run_dir={tmp}", "log.run_name=scale"]
             print(f"[scale] {workers} worker(s): {' '.join(cmd[3:])}", flush=True)
@@ -104,14 +104,14 @@ def one_size(hidden: int, repeats: int) -> dict:
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import ModelConfig
+    from k2rl.config import DefaultModelConfig
     from k2rl.lm.hf import param_count
 
     torch.set_num_threads(2)
     tok = build_tokenizer()
     heads = max(4, hidden // 64)
-    cfg = ModelConfig(hidden_size=hidden, num_heads=heads, num_layers=4,
-                      intermediate_size=3 * hidden)
+    cfg = DefaultModelConfig(hidden_size=hidden, num_heads=heads, num_layers=4,
+                             intermediate_size=3 * hidden)
     model = Qwen2ForCausalLM(build_config(cfg, tok)).eval()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
     load_before = os.getloadavg()[0]

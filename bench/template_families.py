@@ -86,7 +86,7 @@ def train(model: Path, data: dict[str, Path], run_dir: Path, steps: int, timeout
     start = time.perf_counter()
     length = MAX_MODEL_LEN.get(run_dir.name, 512)
     command = [sys.executable, "-m", "k2rl", "train", "configs/tiny.yaml", f"model.path={model}",
-               f"rollout.max_model_len={length}",
+               f"engine.max_model_len={length}",
                f"train.steps={steps}", "train.ptx_beta=0.1", f"train.ptx_data={data['ptx']}",
                "eval.prompts_per_task=2", "eval.every=100", tasks_arg(data),
                f"log.run_dir={run_dir}", "log.run_name=run"]

@@ -16,7 +16,7 @@ Users train on their own data without writing a class: the task's `kwargs` in th
     too_long       what to do with a prompt longer than `max_prompt_tokens` tokens of
                    `tokenizer`'s chat template: "skip" it (counted in `skipped`) or "error"
     tokenizer, max_prompt_tokens
-                   set by `k2rl train` from the model and `rollout.max_model_len` minus the
+                   set by `k2rl train` from the model and `engine.max_model_len` minus the
                    budget, so a prompt the engine could not take is found when the data loads
 
 Rows are read with the `datasets` library. A row without a prompt (text, or messages ending
@@ -235,13 +235,13 @@ def fitting(source: tuple, system: str | None, tokenizer: str, max_tokens: int, 
                 kept[split].append(row)
             elif too_long == "error":
                 raise DatasetError(f"{row.source}: its prompt is {n} tokens, more than the "
-                                   f"{max_tokens} that fit rollout.max_model_len with the reply "
-                                   "budget; shorten it, raise rollout.max_model_len, or give the "
+                                   f"{max_tokens} that fit engine.max_model_len with the reply "
+                                   "budget; shorten it, raise engine.max_model_len, or give the "
                                    "task too_long: skip")
         skipped[split] = len(rows) - len(kept[split])
         if not kept[split]:
             raise DatasetError(f"every {split} prompt of the dataset is longer than "
-                               f"{max_tokens} tokens (rollout.max_model_len minus the budget)")
+                               f"{max_tokens} tokens (engine.max_model_len minus the budget)")
     return kept, skipped
 
 

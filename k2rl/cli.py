@@ -188,7 +188,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if not args.resume:  # a resumed run's config already says which prompts fit
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
         # what the workers' engines will take (k2rl.device.engine.fitted_max_len), for the guard below
-        cfg.rollout.max_model_len = fitted_max_len(str(model_dir), cfg.rollout.max_model_len)
+        cfg.engine.max_model_len = fitted_max_len(str(model_dir), cfg.engine.max_model_len)
         for line in limit_prompts(cfg, str(model_dir)):
             print(line)
     if os.environ.get("K2RL_RUN_DIR_FILE"):  # `make train` reports on the run folder after
@@ -216,7 +216,7 @@ def precision_line(cfg) -> str:
         attention += f" ({long} above {precision.LONG_PASS} tokens)"
     return (f"k2rl: trainer matmuls in {matmuls} (model.autocast: {cfg.model.autocast}), "
             f"weights {cfg.model.dtype}, attention {attention}, engine "
-            f"{cfg.rollout.dtype or cfg.model.dtype}")
+            f"{cfg.engine.dtype or cfg.model.dtype}")
 
 
 def print_summary(summary: dict) -> None:

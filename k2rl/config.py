@@ -58,7 +58,7 @@ class LoraConfig:
     writes base + merged adapter of the target layers into the engine's weights (no LoRA
     kernels in the engine, every target weight pushed). Both sample the policy the trainer
     holds; adapter pushes less, merged keeps LoRA kernels out of the engine and is the one
-    that works with rollout.sleep_mode (measured: bench/README.md, Why the defaults are what
+    that works with engine.sleep_mode (measured: bench/README.md, Why the defaults are what
     they are)."""
 
     def __post_init__(self) -> None:
@@ -71,49 +71,76 @@ class LoraConfig:
 
 
 @dataclass
-class ModelConfig:
-    path: str | None = None
-    """HF folder of the policy to start from; None builds the embedded default model."""
+class DefaultModelConfig:
+    """How the embedded default model is built (k2rl.bootstrap.model): its size, its supervised
+    warm-start and where it is kept. Named `model.default` after what the docs call that model,
+    the one a run starts from when model.path is null, and read only then. These fields are the
+    build's recipe (the cache folder is keyed by their hash), kept apart from the settings that
+    apply to whichever model a run trains (model.dtype, autocast, attention, lora)."""
     hidden_size: int = 256
-    """Default model: width of the Qwen2 residual stream."""
+    """Width of the Qwen2 residual stream."""
     num_layers: int = 4
-    """Default model: number of transformer blocks."""
+    """Number of transformer blocks."""
     num_heads: int = 4
-    """Default model: attention heads (key/value heads are the same number)."""
+    """Attention heads (key/value heads are the same number)."""
     intermediate_size: int = 768
-    """Default model: width of the MLP."""
+    """Width of the MLP."""
     sft_steps: int = 800
-    """Default model: supervised warm-start steps on generated demonstrations (800 for the four
-    default families: as many demonstrations each as 600 gave three)."""
+    """Supervised warm-start steps on generated demonstrations (800 for the four default
+    families: as many demonstrations each as 600 gave three)."""
     sft_batch: int = 64
-    """Default model: sequences per warm-start step."""
+    """Sequences per warm-start step."""
     sft_lr: float = 2e-3
-    """Default model: peak AdamW learning rate of the warm-start."""
+    """Peak AdamW learning rate of the warm-start."""
     tool_rate: float = 0.35
-    """Default model: share of calculator demonstrations that call the tool (the rest guess)."""
+    """Share of calculator demonstrations that call the tool (the rest guess)."""
     word_demos: bool = True
-    """Default model: every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted
-    word (the environment's `word_constraint`); False: its own draw, where half do. True by
-    default, because with half the default model does not learn to copy the word and RL does
-    not teach it; False only to reproduce the older warm-start (measured: bench/README.md, Why
-    the defaults are what they are)."""
+    """Every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted word (the
+    environment's `word_constraint`); False: its own draw, where half do. True by default,
+    because with half the default model does not learn to copy the word and RL does not teach
+    it; False only to reproduce the older warm-start (measured: bench/README.md, Why the
+    defaults are what they are)."""
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
-    """Default model: environments whose scripted experts play the warm-start demonstrations,
-    each as often as it is listed (default: the default tasks, once each). List a task twice to
-    give it two shares; a task whose expert shows its working (Arithmetic-v2's columns) teaches
-    more from one share than one that answers at once (Arithmetic-v1) does from two (measured:
+    """Environments whose scripted experts play the warm-start demonstrations, each as often as
+    it is listed (default: the default tasks, once each). List a task twice to give it two
+    shares; a task whose expert shows its working (Arithmetic-v2's columns) teaches more from
+    one share than one that answers at once (Arithmetic-v1) does from two (measured:
     bench/README.md, Why the defaults are what they are)."""
     critic_demo_rate: float = 0.1
-    """Default model: share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft):
-    on training-split prompts of the demo tasks that teach judging, the expert's answer against
+    """Share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft): on
+    training-split prompts of the demo tasks that teach judging, the expert's answer against
     a wrong one, with the judge's own working, a check line per answer and the verdict
     (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
     copy_demo_rate: float = 0.0
-    """Default model: share of warm-start sequences that are copying drills (made-up words
-    repeated or listed, k2rl.bootstrap.copying), so the model learns to copy what it has not
-    seen, as the judge's checks must copy a reply's words; 0: none."""
+    """Share of warm-start sequences that are copying drills (made-up words repeated or listed,
+    k2rl.bootstrap.copying), so the model learns to copy what it has not seen, as the judge's
+    checks must copy a reply's words; 0: none."""
     seed: int = 0
-    """Default model: seed of initialisation and demonstration data."""
+    """Seed of initialisation and demonstration data."""
+    cache_dir: str = "~/.cache/k2rl/models"
+    """Where built models are kept, keyed by a hash of their recipe."""
+
+    def __post_init__(self) -> None:
+        _choices(self)
+        _require(self.hidden_size % self.num_heads == 0, "model.default.hidden_size",
+                 "must be divisible by model.default.num_heads")
+        _require(0.0 <= self.tool_rate <= 1.0, "model.default.tool_rate", "must lie in [0, 1]")
+        _require(self.critic_demo_rate >= 0 and self.copy_demo_rate >= 0
+                 and self.critic_demo_rate + self.copy_demo_rate <= 1.0,
+                 "model.default.critic_demo_rate + model.default.copy_demo_rate",
+                 "must lie in [0, 1]")
+        _require(0.0 <= self.critic_demo_rate <= 1.0, "model.default.critic_demo_rate",
+                 "must lie in [0, 1]")
+        for name in ("hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch"):
+            _require(getattr(self, name) > 0, f"model.default.{name}", "must be > 0")
+
+
+@dataclass
+class ModelConfig:
+    path: str | None = None
+    """HF folder of the policy to start from; None builds the embedded default model."""
+    default: DefaultModelConfig = field(default_factory=DefaultModelConfig)
+    """How the embedded default model is built; read only when path is None."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     """Weights of trainer and engine: float32 (CPU) or bfloat16 (GPU)."""
     autocast: Autocast = "auto"
@@ -121,30 +148,19 @@ class ModelConfig:
     critic), through torch.autocast: bfloat16 or float32 (none). Weights, gradients, optimizer
     state and log-softmax stay in model.dtype. auto: bfloat16 where the device computes it
     natively (a CPU with AMX or AVX512-BF16, a GPU with bf16), else float32. The engine
-    samples in rollout.dtype (default model.dtype) either way, and the default model's
+    samples in engine.dtype (default model.dtype) either way, and the default model's
     warm-start is always fp32 (k2rl.lm.precision)."""
     attention: Attention = "auto"
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
     auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens and sdpa for longer ones,
     whichever is faster there (k2rl.lm.precision). Set eager or sdpa to force one kernel,
     e.g. to compare them (measured: bench/README.md, Why the defaults are what they are)."""
-    cache_dir: str = "~/.cache/k2rl/models"
-    """Where built models are kept, keyed by a hash of their recipe."""
     lora: LoraConfig | None = None
     """LoRA adapters instead of full fine-tuning (`model.lora={}` for the defaults); None: off.
     The engine samples from base + merged adapter (k2rl.device.lora); checkpoints hold the adapter."""
 
     def __post_init__(self) -> None:
         _choices(self)
-        _require(self.hidden_size % self.num_heads == 0, "model.hidden_size",
-                 "must be divisible by model.num_heads")
-        _require(0.0 <= self.tool_rate <= 1.0, "model.tool_rate", "must lie in [0, 1]")
-        _require(self.critic_demo_rate >= 0 and self.copy_demo_rate >= 0
-                 and self.critic_demo_rate + self.copy_demo_rate <= 1.0,
-                 "model.critic_demo_rate + model.copy_demo_rate", "must lie in [0, 1]")
-        _require(0.0 <= self.critic_demo_rate <= 1.0, "model.critic_demo_rate",
-                 "must lie in [0, 1]")
-        _positive(self, "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch")
 
 
 @dataclass
@@ -173,12 +189,8 @@ class TaskConfig:
 
 @dataclass
 class RolloutConfig:
-    dtype: Literal["float32", "bfloat16", "float16"] | None = None
-    """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None (the
-    default): model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) makes
-    rollouts faster but a default run's step only a little, since the judge's scoring dominates
-    it, and evaluates held-out prompts in bf16; set it where rollouts dominate the step
-    (measured: bench/README.md, Why the defaults are what they are)."""
+    """What training rollouts sample and from which prompts; the engine that samples them is
+    `engine`."""
     k: int = 8
     """Samples per prompt (the group whose mean reward is the baseline)."""
     prompts_per_step: int = 32
@@ -201,6 +213,31 @@ class RolloutConfig:
     """If > 0, drop prompts the starting model solves in all or none of this many samples."""
     filter_pool: int = 256
     """Candidate prompts the pass@k filter examines before the first step."""
+    partial_budget: int = 0
+    """Partial rollouts (k1.5): model tokens one trajectory may generate per iteration before it
+    is paused in Redis and continued next iteration with the then-current policy; 0 is off."""
+
+    def __post_init__(self) -> None:
+        _choices(self)
+        _positive(self, "k", "prompts_per_step")
+        _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
+        _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
+        _require(self.temperature_end is None or self.temperature_end > 0,
+                 "rollout.temperature_end", "must be > 0")
+        _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
+        _require(self.partial_budget >= 0, "rollout.partial_budget", "must be >= 0 (0 is off)")
+
+
+@dataclass
+class EngineConfig:
+    """The vLLM engine that samples rollouts and the judge's verdicts (k2rl.device.engine): how
+    it holds the weights and runs, not what it samples (that is `rollout`)."""
+    dtype: Literal["float32", "bfloat16", "float16"] | None = None
+    """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None (the
+    default): model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) makes
+    rollouts faster but a default run's step only a little, since the judge's scoring dominates
+    it, and evaluates held-out prompts in bf16; set it where rollouts dominate the step
+    (measured: bench/README.md, Why the defaults are what they are)."""
     compile: bool | None = None
     """Compile the engine's forward (torch.compile; CUDA graphs on a GPU). None (the default):
     compiled on a GPU, eager on CPU, where compiling lengthens the engine's start for little
@@ -219,9 +256,6 @@ class RolloutConfig:
     """Longest sequence the engine accepts: a rollout (prompt plus all turns) or a judge
     prompt (rubrics, question, its own answer and two answers with their checks); lowered to
     the model's max_position_embeddings where that is fewer (k2rl.device.engine.fitted_max_len)."""
-    partial_budget: int = 0
-    """Partial rollouts (k1.5): model tokens one trajectory may generate per iteration before it
-    is paused in Redis and continued next iteration with the then-current policy; 0 is off."""
     sleep_mode: bool = False
     """GPU: put the vLLM engine to sleep (weights and KV cache released) while the trainer works,
     and offload the optimizer state while the engine generates. Needs CUDA vLLM."""
@@ -230,14 +264,8 @@ class RolloutConfig:
 
     def __post_init__(self) -> None:
         _choices(self)
-        _positive(self, "k", "prompts_per_step", "threads", "max_model_len")
-        _require(self.k >= 2, "rollout.k", "must be >= 2 (the group mean is the baseline)")
-        _require(self.temperature >= 0, "rollout.temperature", "must be >= 0")
-        _require(self.temperature_end is None or self.temperature_end > 0,
-                 "rollout.temperature_end", "must be > 0")
-        _require(0 < self.top_p <= 1, "rollout.top_p", "must lie in (0, 1]")
-        _require(self.partial_budget >= 0, "rollout.partial_budget", "must be >= 0 (0 is off)")
-        _require(0 < self.gpu_memory_utilization < 1, "rollout.gpu_memory_utilization",
+        _positive(self, "threads", "max_model_len")
+        _require(0 < self.gpu_memory_utilization < 1, "engine.gpu_memory_utilization",
                  "must lie in (0, 1)")
 
 
@@ -472,6 +500,7 @@ class LogConfig:
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     tasks: list[TaskConfig] = field(
@@ -487,11 +516,11 @@ class Config:
     def __post_init__(self) -> None:
         _choices(self)
         _require(len(self.tasks) > 0, "tasks", "must name at least one environment")
-        _require(not self.rollout.sleep_mode or self.ray.device == "cuda", "rollout.sleep_mode",
+        _require(not self.engine.sleep_mode or self.ray.device == "cuda", "engine.sleep_mode",
                  "needs ray.device: cuda (vLLM cannot sleep on CPU)")
-        _require(not (self.rollout.sleep_mode and self.model.lora
+        _require(not (self.engine.sleep_mode and self.model.lora
                       and self.model.lora.serve == "adapter"), "model.lora.serve",
-                 "adapter is not tested with rollout.sleep_mode yet; use model.lora.serve: merged")
+                 "adapter is not tested with engine.sleep_mode yet; use model.lora.serve: merged")
 
 
 def _require(ok: bool, key: str, why: str) -> None:
@@ -560,12 +589,25 @@ def _apply_override(raw: dict, item: str) -> None:
     node[leaf] = yaml.safe_load(value)
 
 
+def _moved() -> dict[str, str]:
+    """Old key -> new key of each setting that moved to another section, so a config file or
+    override written before the move gets one sentence naming the new place."""
+    moved = {f"rollout.{f.name}": f"engine.{f.name}" for f in dataclasses.fields(EngineConfig)}
+    moved.update({f"model.{f.name}": f"model.default.{f.name}"
+                  for f in dataclasses.fields(DefaultModelConfig)})
+    return moved
+
+
 def _build(cls: type, raw: object, prefix: str, where: str):
     if not isinstance(raw, dict):
         raise ConfigError(f"config key {prefix.rstrip('.') or '(top)'} must be a mapping in {where}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
+    moved = _moved()
     for key in raw:
+        if key not in fields and f"{prefix}{key}" in moved:
+            raise ConfigError(f"config key {prefix}{key} moved to {moved[f'{prefix}{key}']} "
+                              f"in {where}")
         if key not in fields:
             close = difflib.get_close_matches(str(key), fields, n=1)
             hint = f"; did you mean {prefix}{close[0]}?" if close else ""

@@ -3,8 +3,9 @@
 k2rl builds it itself (nothing is downloaded): a `tokenizers` character vocabulary with a chat
 template, a Qwen2 config sized for a 2-core CPU, and a short supervised warm-start on
 demonstrations played by the default environments' scripted experts (k2rl.bootstrap.sft). The result
-is saved in HF format under `model.cache_dir/<recipe hash>` and reused while the recipe (every
-ModelConfig field but the cache folder) stays the same. Deterministic given `model.seed`.
+is saved in HF format under `model.default.cache_dir/<recipe hash>` and reused while the recipe
+(every model.default field but the cache folder) stays the same. Deterministic given
+`model.default.seed`.
 """
 from __future__ import annotations
 
@@ -19,13 +20,13 @@ import torch
 
 from critic.rubrics import load_rubrics
 from k2rl.bootstrap.sft import warm_start
-from k2rl.config import ModelConfig
+from k2rl.config import DefaultModelConfig, ModelConfig
 
 RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
-#                        another order, 35% fewer padded tokens. model.copy_demo_rate
+#                        another order, 35% fewer padded tokens. model.default.copy_demo_rate
 #                        (copying drills) is named in the recipe only where it is not 0)
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
@@ -74,7 +75,7 @@ def build_tokenizer():
         chat_template=CHAT_TEMPLATE, model_max_length=1024)
 
 
-def build_config(cfg: ModelConfig, tokenizer):
+def build_config(cfg: DefaultModelConfig, tokenizer):
     from transformers import Qwen2Config
 
     vocab = -(-len(tokenizer) // 8) * 8  # round up to a multiple of 8 for the matmuls
@@ -86,14 +87,12 @@ def build_config(cfg: ModelConfig, tokenizer):
         pad_token_id=tokenizer.pad_token_id, bos_token_id=None, torch_dtype="float32")
 
 
-def recipe(cfg: ModelConfig) -> dict:
+def recipe(cfg: DefaultModelConfig) -> dict:
+    """What the build depends on: every model.default field but the cache folder. How a model
+    is loaded and trained (model.dtype, autocast, attention, lora) lies outside model.default,
+    and the warm-start is always fp32 (see default_model), so none of it is named here."""
     fields = dataclasses.asdict(cfg)
     fields.pop("cache_dir")
-    fields.pop("path")
-    fields.pop("dtype")  # how the weights are loaded, not how they are built
-    fields.pop("autocast")  # how RL computes: the warm-start is always fp32 (see default_model)
-    fields.pop("attention")
-    fields.pop("lora")  # how RL trains the model, not how it is built
     if not cfg.copy_demo_rate:  # off (the default): the same build as before the drills existed
         fields.pop("copy_demo_rate")
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
@@ -101,7 +100,7 @@ def recipe(cfg: ModelConfig) -> dict:
     return {"version": RECIPE_VERSION, **fields}
 
 
-def recipe_dir(cfg: ModelConfig) -> Path:
+def recipe_dir(cfg: DefaultModelConfig) -> Path:
     key = hashlib.sha256(json.dumps(recipe(cfg), sort_keys=True).encode()).hexdigest()[:12]
     return Path(cfg.cache_dir).expanduser() / f"qwen2-char-{key}"
 
@@ -115,19 +114,20 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     """
     if cfg.path:
         return Path(cfg.path)
-    out = recipe_dir(cfg)
+    default = cfg.default
+    out = recipe_dir(default)
     if (out / "recipe.json").exists():
         return out
     from transformers import Qwen2ForCausalLM
 
-    torch.manual_seed(cfg.seed)
+    torch.manual_seed(default.seed)
     tokenizer = build_tokenizer()
-    model = Qwen2ForCausalLM(build_config(cfg, tokenizer))
-    stats = warm_start(model, tokenizer, cfg, progress=progress)
+    model = Qwen2ForCausalLM(build_config(default, tokenizer))
+    stats = warm_start(model, tokenizer, default, progress=progress)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)  # left by a build that was interrupted
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    (tmp / "recipe.json").write_text(json.dumps({**recipe(cfg), "warm_start": stats}, indent=1))
+    (tmp / "recipe.json").write_text(json.dumps({**recipe(default), "warm_start": stats}, indent=1))
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out

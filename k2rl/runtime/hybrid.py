@@ -42,11 +42,11 @@ WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param
 class HybridWorker:
     def __init__(self, model_dir: str, cfg: Config, optimizer_state: str | None = None,
                  rank: int = 0, world: int = 1):
-        engine.configure_env(cfg.rollout.threads, cfg.rollout.kv_cache_gib)
+        engine.configure_env(cfg.engine.threads, cfg.engine.kv_cache_gib)
         load_envs(cfg)  # this process makes its own environments
         from transformers import AutoModelForCausalLM
 
-        torch.set_num_threads(cfg.rollout.threads)
+        torch.set_num_threads(cfg.engine.threads)
         torch.manual_seed(cfg.train.seed)
         self.cfg = cfg
         self.tokenizer = load_tokenizer(model_dir)
@@ -69,19 +69,19 @@ class HybridWorker:
         self.stops = stop_ids(self.tokenizer, self.model.generation_config)
         self.pad_id = pad_id(self.tokenizer)
         self.rank, self.world = rank, world
-        self.max_len = engine.fitted_max_len(base_dir, cfg.rollout.max_model_len)
+        self.max_len = engine.fitted_max_len(base_dir, cfg.engine.max_model_len)
         self.llm = engine.start_engine(base_dir, self.max_len, cfg.train.seed + rank,
-                                       cfg.rollout.dtype or dtype,
-                                       device=device, sleep_mode=cfg.rollout.sleep_mode,
-                                       gpu_memory_utilization=cfg.rollout.gpu_memory_utilization,
-                                       compile=cfg.rollout.compile,
-                                       prefix_caching=cfg.rollout.prefix_caching,
+                                       cfg.engine.dtype or dtype,
+                                       device=device, sleep_mode=cfg.engine.sleep_mode,
+                                       gpu_memory_utilization=cfg.engine.gpu_memory_utilization,
+                                       compile=cfg.engine.compile,
+                                       prefix_caching=cfg.engine.prefix_caching,
                                        **(lora.engine_settings(cfg.model.lora) if self.serves_adapter
                                           else {}))
         # One greedy token now, so that a model the engine loads but cannot run (an attention
         # shape the CPU kernels lack, say) fails at start, not in the middle of the first step.
         engine.generate(self.llm, [[self.tokenizer.eos_token_id]], [1], [0.0])
-        self.colocation = Colocation(self.llm, cfg.rollout.sleep_mode, device)
+        self.colocation = Colocation(self.llm, cfg.engine.sleep_mode, device)
         self.pushed = False  # LoRA: whether the engine holds the base from a first full push
         if self.serves_adapter or (self.peft and lora.is_adapter(model_dir)):
             self._push()  # the engine loaded the base: give it the (fresh or resumed) adapter
@@ -190,7 +190,7 @@ class HybridWorker:
         lora.broadcast_adapter(self.model)  # data-parallel workers: rank 0's adapter
         if self.serves_adapter:
             return lora.push_adapter(self.llm, self.peft, self.adapter_dir)
-        full = not self.pushed or self.cfg.rollout.sleep_mode
+        full = not self.pushed or self.cfg.engine.sleep_mode
         self.pushed = True
         return lora.push(self.llm, self.model, full)
 

@@ -69,7 +69,7 @@ class WorkerGroup:
                 f"cannot place {n} worker(s) of {bundle} with strategy {r.placement_strategy}: "
                 f"the cluster has {ray.cluster_resources()} in total; lower ray.num_workers or "
                 f"ray.cpus_per_worker, or add nodes")
-        env = {"OMP_NUM_THREADS": str(cfg.rollout.threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+        env = {"OMP_NUM_THREADS": str(cfg.engine.threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
                "TOKENIZERS_PARALLELISM": "false",
                "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "ERROR")}
         actors = [ray.remote(HybridWorker).options(

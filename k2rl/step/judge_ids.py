@@ -96,7 +96,7 @@ def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> i
     cap = (max_len - 2 - bare - 2 * check_cap(tokenizer, max_len, rubrics)) // 2
     if cap < 4:
         raise ValueError(f"the judge's rubrics and question ({bare} tokens) leave no room for "
-                         f"the answers in rollout.max_model_len {max_len}; raise it or use "
+                         f"the answers in engine.max_model_len {max_len}; raise it or use "
                          "shorter rubrics")
     return cap
 
@@ -121,7 +121,7 @@ def question_cap(tokenizer, max_len: int, rubrics) -> int:
     cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * check_cap(tokenizer, max_len, rubrics) - 2 * MIN_ANSWER
     if cap < 8:
         raise ValueError(f"the judge's rubrics ({bare} tokens with the layout) leave no room "
-                         f"for a question and its answers in rollout.max_model_len {max_len}; "
+                         f"for a question and its answers in engine.max_model_len {max_len}; "
                          "raise it or use shorter rubrics")
     return cap
 

@@ -90,7 +90,7 @@ def start_group(req: Request, step: int, tokenizer, max_len: int
         if len(traj.ids) >= max_len:
             raise EnvCrash(f"environment {req.env_id} gave prompt {traj.prompt_id!r} of "
                            f"{len(traj.ids)} tokens, which leaves no room for a reply in "
-                           f"rollout.max_model_len {max_len}; raise it or shorten the prompt")
+                           f"engine.max_model_len {max_len}; raise it or shorten the prompt")
         traj.mask = [0] * len(traj.ids)
         traj.reply_start = len(traj.ids)
         group.trajectories.append(traj)

@@ -62,7 +62,7 @@ def _bind_kwargs(cfg: Config) -> None:
 
 def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
     """Give every task whose environment takes `tokenizer` and `max_prompt_tokens` (a dataset)
-    the model's tokenizer and the prompt tokens that fit `rollout.max_model_len` with the
+    the model's tokenizer and the prompt tokens that fit `engine.max_model_len` with the
     task's budget, so a prompt too long for the engine is skipped (or, with the task's
     too_long: error, reported) when the data loads, before any service starts. Returns a line
     per task that skipped prompts.
@@ -77,11 +77,11 @@ def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
         takes = inspect.signature(type(env).__init__).parameters
         if not {"tokenizer", "max_prompt_tokens"} <= set(takes) or "tokenizer" in task.kwargs:
             continue
-        room = cfg.rollout.max_model_len - (task.budget or env.budget)
+        room = cfg.engine.max_model_len - (task.budget or env.budget)
         if room < 1:
             raise ConfigError(f"tasks[{i}] ({task.id}): its budget of {task.budget or env.budget} "
-                              f"tokens leaves no room for a prompt in rollout.max_model_len "
-                              f"{cfg.rollout.max_model_len}")
+                              f"tokens leaves no room for a prompt in engine.max_model_len "
+                              f"{cfg.engine.max_model_len}")
         task.kwargs = {**task.kwargs, "tokenizer": str(tokenizer_dir), "max_prompt_tokens": room}
         limited.setdefault(task.id, (i, room))
     _bind_kwargs(cfg)
@@ -91,7 +91,7 @@ def limit_prompts(cfg: Config, tokenizer_dir: str) -> list[str]:
         if any(skipped.values()):
             lines.append(f"tasks[{i}] ({env_id}): skipped {skipped['train']} train and "
                          f"{skipped['eval']} eval prompts longer than {room} tokens "
-                         f"(rollout.max_model_len {cfg.rollout.max_model_len} minus the budget)")
+                         f"(engine.max_model_len {cfg.engine.max_model_len} minus the budget)")
     return lines
 
 

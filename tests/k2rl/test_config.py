@@ -26,7 +26,7 @@ def test_the_default_run_exercises_the_critic():
         info = env.step("x")[-1]
         judged[task.id] = bool(info.get("judged"))
     assert judged["k2rl/Chat-v1"] and sum(judged.values()) == 1
-    assert cfg.critic.refresh and "k2rl/Chat-v1" in cfg.model.demo_tasks
+    assert cfg.critic.refresh and "k2rl/Chat-v1" in cfg.model.default.demo_tasks
 
 
 def test_overrides_are_typed():
@@ -87,3 +87,38 @@ def test_unknown_environment_names_closest():
 def test_every_shipped_config_loads(path):
     cfg = load_config(path)
     assert cfg.tasks and cfg.train.steps > 0
+
+
+@pytest.mark.parametrize("old, new", [
+    ("rollout.kv_cache_gib", "engine.kv_cache_gib"),
+    ("rollout.threads", "engine.threads"),
+    ("rollout.dtype", "engine.dtype"),
+    ("rollout.sleep_mode", "engine.sleep_mode"),
+    ("model.sft_steps", "model.default.sft_steps"),
+    ("model.cache_dir", "model.default.cache_dir"),
+])
+def test_a_moved_key_names_its_new_place(tmp_path, old, new):
+    """Engine settings left `rollout`, the default model's recipe left `model`: an override or
+    a file with the old key (an older run folder's config.yaml) says where it went."""
+    section, leaf = old.split(".")
+    value = {"threads": 1, "kv_cache_gib": 1, "dtype": "float32", "sleep_mode": False,
+             "sft_steps": 3, "cache_dir": "/x"}[leaf]
+    with pytest.raises(ConfigError, match=rf"^config key {old} moved to {new} in .*overrides$"):
+        load_config(None, [f"{old}={value}"])
+    path = tmp_path / "config.yaml"
+    path.write_text(f"{section}:\n  {leaf}: {value}\n")
+    with pytest.raises(ConfigError, match=rf"^config key {old} moved to {new} in .*config\.yaml$"):
+        load_config(path)
+    assert load_config(None, [f"{new}={value}"]) is not None
+
+
+def test_a_run_folder_s_config_dump_loads_back(tmp_path):
+    """What the controller writes to RUN_DIR/config.yaml is what resume reads."""
+    import yaml
+
+    from k2rl.config import to_dict
+
+    cfg = load_config("configs/tiny.yaml", ["engine.threads=1", "model.default.seed=3"])
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
+    assert load_config(path) == cfg

@@ -142,13 +142,13 @@ def test_a_short_run_decreases_the_kimi_loss(optimizer):
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config
-    from k2rl.config import ModelConfig
+    from k2rl.config import DefaultModelConfig
     from k2rl.step.group import Group, Request, Status, Trajectory
     from k2rl.step.trainer import make_optimizer, update
 
     torch.manual_seed(0)
     tok = build_tokenizer()
-    mcfg = ModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128)
+    mcfg = DefaultModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128)
     model = Qwen2ForCausalLM(build_config(mcfg, tok)).eval()
     groups = []
     for g, prompt in enumerate(["12+7=", "30-4=", "6*7=", "9+9="]):

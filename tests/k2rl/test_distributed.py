@@ -3,7 +3,7 @@ import torch
 import torch.multiprocessing as mp
 
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import ModelConfig, TrainConfig
+from k2rl.config import DefaultModelConfig, TrainConfig
 from k2rl.device import distributed
 
 K = 4
@@ -14,7 +14,7 @@ def make_model():
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    mcfg = ModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
+    mcfg = DefaultModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
     return Qwen2ForCausalLM(build_config(mcfg, build_tokenizer())).eval()
 
 

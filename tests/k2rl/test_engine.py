@@ -17,7 +17,7 @@ def test_engine_kwargs_cpu_uses_32_token_kv_blocks_cuda_leaves_vllm_s():
     kw = engine.engine_kwargs("/m", 256, 7)
     assert kw["block_size"] == engine.CPU_BLOCK_SIZE == 32
     assert kw["block_size"] % 32 == 0  # the CPU attention kernel takes multiples of 32 only
-    assert kw["enforce_eager"] is True  # rollout.compile null: eager on CPU
+    assert kw["enforce_eager"] is True  # engine.compile null: eager on CPU
     assert "block_size" not in engine.engine_kwargs("/m", 256, 7, device="cuda")
 
 
@@ -144,11 +144,11 @@ from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import ModelConfig
+from k2rl.config import DefaultModelConfig
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
-Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(folder)
+Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).save_pretrained(folder)
 tok.save_pretrained(folder)
 llm = engine.start_engine(folder, 256, seed=0, dtype="bfloat16")
 print("RESULT", engine.generate(llm, [[tok.eos_token_id]], [1], [0.0]))
@@ -171,12 +171,12 @@ from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import ModelConfig
+from k2rl.config import DefaultModelConfig
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
 torch.manual_seed(0)
-model = Qwen2ForCausalLM(build_config(ModelConfig(), tok)).eval()
+model = Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).eval()
 model.save_pretrained(folder)
 tok.save_pretrained(folder)
 llm = engine.start_engine(folder, 256, seed=0)
@@ -218,7 +218,7 @@ def test_the_prefix_cache_answers_as_a_cold_engine_and_is_dropped_at_a_push():
 
 
 def test_the_engine_length_is_fitted_to_the_model_s_positions(tmp_path) -> None:
-    """rollout.max_model_len (1,024 by default, for the judge's conversation) is lowered to a
+    """engine.max_model_len (1,024 by default, for the judge's conversation) is lowered to a
     model's max_position_embeddings, which vLLM would otherwise refuse."""
     import json
 

@@ -138,11 +138,11 @@ def test_offload_round_trip_keeps_values_and_optimizer_steps_on():
 def test_gpu_configs_load(path, workers):
     cfg = load_config(path)
     assert (cfg.ray.device, cfg.ray.num_workers) == ("cuda", workers)
-    assert (cfg.model.dtype, cfg.rollout.sleep_mode) == ("bfloat16", True)
-    assert 0 < cfg.rollout.gpu_memory_utilization < 1
-    kw = engine.engine_kwargs("/m", cfg.rollout.max_model_len, 0, cfg.model.dtype,
-                              cfg.ray.device, cfg.rollout.sleep_mode,
-                              cfg.rollout.gpu_memory_utilization)
+    assert (cfg.model.dtype, cfg.engine.sleep_mode) == ("bfloat16", True)
+    assert 0 < cfg.engine.gpu_memory_utilization < 1
+    kw = engine.engine_kwargs("/m", cfg.engine.max_model_len, 0, cfg.model.dtype,
+                              cfg.ray.device, cfg.engine.sleep_mode,
+                              cfg.engine.gpu_memory_utilization)
     assert kw["enable_sleep_mode"] and kw["dtype"] == "bfloat16"
 
 

@@ -2,11 +2,16 @@
 from pathlib import Path
 
 from k2rl.bootstrap.model import build_tokenizer, default_model, recipe_dir
-from k2rl.config import ModelConfig
+from k2rl.config import Config, DefaultModelConfig, ModelConfig
 from k2rl.lm.chat import load_tokenizer
 from k2rl.lm.chat import prompt_ids
 
 TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)
+
+
+def tiny(**changes) -> ModelConfig:
+    """A model config whose default model is TINY, with `changes` to its recipe."""
+    return ModelConfig(default=DefaultModelConfig(**{**TINY, **changes}))
 
 
 def test_char_tokenizer_round_trips_and_has_a_chat_template():
@@ -23,7 +28,7 @@ def test_a_built_model_folder_loads_the_tokenizer_it_was_trained_with(tmp_path):
     """The folder's tokenizer encodes as the warm-start's did: spaces included (transformers 5
     loads a qwen2 folder's tokenizer as Qwen2Tokenizer, whose byte-level pipeline dropped every
     space of the character vocabulary, so RL saw "Tellmeaboutthenumber12.")."""
-    folder = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path)), progress=False)
+    folder = default_model(tiny(cache_dir=str(tmp_path)), progress=False)
     built, loaded = build_tokenizer(), load_tokenizer(folder)
     text = "Tell me about the number 12.\nList fruits. lowercase, max 3 words."
     for conversation in (text, [{"role": "user", "content": text}]):
@@ -57,14 +62,14 @@ def test_a_plain_auto_tokenizer_reads_a_k2rl_checkpoint_as_trained():
 
 
 def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
-    a = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "a")), progress=False)
-    b = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "b")), progress=False)
+    a = default_model(tiny(cache_dir=str(tmp_path / "a")), progress=False)
+    b = default_model(tiny(cache_dir=str(tmp_path / "b")), progress=False)
     weights = lambda d: (Path(d) / "model.safetensors").read_bytes()  # noqa: E731
     assert weights(a) == weights(b)  # same seed, same recipe: same bytes
     stamp = (Path(a) / "model.safetensors").stat().st_mtime_ns
-    assert default_model(ModelConfig(**TINY, cache_dir=str(tmp_path / "a"))) == a  # reused
+    assert default_model(tiny(cache_dir=str(tmp_path / "a"))) == a  # reused
     assert (Path(a) / "model.safetensors").stat().st_mtime_ns == stamp
-    other = ModelConfig(**{**TINY, "seed": 1}, cache_dir=str(tmp_path / "a"))
+    other = DefaultModelConfig(**{**TINY, "seed": 1}, cache_dir=str(tmp_path / "a"))
     assert recipe_dir(other) != a
     assert (Path(a) / "recipe.json").exists() and (Path(a) / "tokenizer.json").exists()
 
@@ -110,25 +115,39 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
 def test_the_recipe_names_the_rubrics_only_when_the_warm_start_quotes_them():
     from k2rl.bootstrap.model import recipe
 
-    assert "rubrics" not in recipe(ModelConfig(**{**TINY, "critic_demo_rate": 0.0}))
-    quoted = recipe(ModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
+    assert "rubrics" not in recipe(DefaultModelConfig(**{**TINY, "critic_demo_rate": 0.0}))
+    quoted = recipe(DefaultModelConfig(**TINY, critic_demo_rate=0.1))["rubrics"]
     assert "No praise of the question." in quoted  # editing a rubric makes a new model
 
 
 def test_copying_drills_are_named_in_the_recipe_only_when_on():
     from k2rl.bootstrap.model import recipe
 
-    assert "copy_demo_rate" not in recipe(ModelConfig(**TINY))  # off: the build as before them
-    assert recipe(ModelConfig(**TINY, copy_demo_rate=0.2))["copy_demo_rate"] == 0.2
+    assert "copy_demo_rate" not in recipe(DefaultModelConfig(**TINY))  # off: the older build
+    assert recipe(DefaultModelConfig(**TINY, copy_demo_rate=0.2))["copy_demo_rate"] == 0.2
+
+
+def test_the_default_recipe_keeps_its_cache_folder():
+    """The default config's recipe hashes as it did before the recipe fields moved under
+    model.default: a change here would rebuild every user's cached default model."""
+    from k2rl.bootstrap.model import RECIPE_VERSION, recipe
+
+    assert RECIPE_VERSION == 11  # bump both together when the build changes meaning
+    assert recipe_dir(Config().model.default).name == "qwen2-char-3b0a00d8ebfe"
+    assert set(recipe(Config().model.default)) == {
+        "version", "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_steps",
+        "sft_batch", "sft_lr", "tool_rate", "word_demos", "demo_tasks", "critic_demo_rate",
+        "seed", "rubrics"}
 
 
 def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():
     from k2rl.bootstrap.sft import make_demo_envs
 
-    by_id = {type(e).__name__: e for e in make_demo_envs(ModelConfig(tool_rate=0.2))}
+    by_id = {type(e).__name__: e for e in make_demo_envs(DefaultModelConfig(tool_rate=0.2))}
     assert by_id["CalculatorEnv"].tool_rate == 0.2
     assert by_id["TopicInstructionsEnv"].word_constraint is True  # the default recipe's
-    plain = make_demo_envs(ModelConfig(word_demos=False, demo_tasks=["k2rl/Instructions-v1"]))
+    plain = make_demo_envs(DefaultModelConfig(word_demos=False,
+                                              demo_tasks=["k2rl/Instructions-v1"]))
     assert plain[0].word_constraint is False
 
 
@@ -140,7 +159,7 @@ def test_a_built_model_loads_the_standard_way_to_k2rl_s_ids_and_greedy_text(tmp_
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    folder = default_model(ModelConfig(**TINY, cache_dir=str(tmp_path)), progress=False)
+    folder = default_model(tiny(cache_dir=str(tmp_path)), progress=False)
     plain, ours = AutoTokenizer.from_pretrained(folder), load_tokenizer(folder)
     model = AutoModelForCausalLM.from_pretrained(folder).eval()
     conversation = [{"role": "user", "content": "List colors. lowercase, max 3 words."}]

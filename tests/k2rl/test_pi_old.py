@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import ModelConfig, TrainConfig
+from k2rl.config import DefaultModelConfig, TrainConfig
 from k2rl.step.trainer import batch_of, make_optimizer, old_logp, pi_old, update
 from tests.k2rl.test_distributed import batch as make_groups
 
@@ -15,9 +15,8 @@ def small_model():
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    return Qwen2ForCausalLM(build_config(ModelConfig(hidden_size=32, num_layers=2, num_heads=2,
-                                                     intermediate_size=64), build_tokenizer())
-                            ).eval()
+    mcfg = DefaultModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
+    return Qwen2ForCausalLM(build_config(mcfg, build_tokenizer())).eval()
 
 
 def sampled(model, noise: float = 0.0):

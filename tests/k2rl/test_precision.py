@@ -3,7 +3,7 @@ gradients and log-softmax; the attention kernel each device gets."""
 import pytest
 import torch
 
-from k2rl.config import ConfigError, ModelConfig, RolloutConfig
+from k2rl.config import ConfigError, EngineConfig, ModelConfig
 from k2rl.lm import precision
 from k2rl.lm.logprobs import token_logp, token_nll
 from tests.k2rl.test_pi_old import small_model
@@ -59,8 +59,8 @@ def test_bad_settings_are_config_errors():
         ModelConfig(autocast="fp8")
     with pytest.raises(ConfigError, match="model.attention "):
         ModelConfig(attention="flash")
-    with pytest.raises(ConfigError, match="rollout.dtype "):
-        RolloutConfig(dtype="int8")
+    with pytest.raises(ConfigError, match="engine.dtype "):
+        EngineConfig(dtype="int8")
 
 
 def test_a_run_says_how_it_computes():

@@ -61,8 +61,8 @@ def test_broken_plugin_and_missing_module_are_clear_errors(monkeypatch):
 def test_custom_environment_trains_end_to_end(tmp_path):
     """The example package trains through `k2rl train` (tiny model, 2 steps)."""
     cmd = [sys.executable, "-m", "k2rl", "train", "examples/custom_env/config.yaml",
-           "model.hidden_size=64", "model.num_layers=2", "model.num_heads=2",
-           "model.intermediate_size=128", "model.sft_steps=20", "model.sft_batch=16",
+           "model.default={hidden_size: 64, num_layers: 2, num_heads: 2, intermediate_size: 128,"
+           " sft_steps: 20, sft_batch: 16}",
            "train.steps=2", "rollout.k=2", "rollout.prompts_per_step=4", "eval.prompts_per_task=4",
            "log.progress=false", f"log.run_dir={tmp_path}", "log.run_name=echo"]
     # the example package and this checkout (so the Ray workers import the k2rl under test)
@@ -99,11 +99,11 @@ def long_prompts(tmp_path):
 def test_prompts_too_long_for_the_engine_are_left_out_where_the_engine_makes_the_env(
         long_prompts):
     task, tok_dir = long_prompts
-    cfg = load_config(None, [f"tasks=[{task}]", "rollout.max_model_len=72"])
+    cfg = load_config(None, [f"tasks=[{task}]", "engine.max_model_len=72"])
     registry.load_envs(cfg)
     assert registry.limit_prompts(cfg, tok_dir) == [
         "tasks[0] (k2rl/Dataset-v0): skipped 10 train and 5 eval prompts longer than 64 tokens "
-        "(rollout.max_model_len 72 minus the budget)"]
+        "(engine.max_model_len 72 minus the budget)"]
     # The limit travels with the config (to the workers, and in a resumed run's config).
     assert cfg.tasks[0].kwargs["tokenizer"] == tok_dir
     assert cfg.tasks[0].kwargs["max_prompt_tokens"] == 64
@@ -118,13 +118,13 @@ def test_prompts_too_long_for_the_engine_are_left_out_where_the_engine_makes_the
 
 def test_a_budget_that_leaves_no_room_or_a_prompt_too_long_is_an_error(long_prompts):
     task, tok_dir = long_prompts
-    cfg = load_config(None, [f"tasks=[{task}]", "rollout.max_model_len=8"])
+    cfg = load_config(None, [f"tasks=[{task}]", "engine.max_model_len=8"])
     registry.load_envs(cfg)
     with pytest.raises(ConfigError, match=r"tasks\[0\] \(k2rl/Dataset-v0\): its budget of 8 "
                                           r"tokens leaves no room for a prompt"):
         registry.limit_prompts(cfg, tok_dir)
     strict = task.replace("budget: 8", "budget: 8, too_long: error")
-    cfg = load_config(None, [f"tasks=[{strict}]", "rollout.max_model_len=72"])
+    cfg = load_config(None, [f"tasks=[{strict}]", "engine.max_model_len=72"])
     registry.load_envs(cfg)
     with pytest.raises(ConfigError, match=r"cannot be made with its kwargs: DatasetError: line 51 "
                                           r"of .*train.jsonl: its prompt is \d+ tokens, more than "

@@ -23,7 +23,7 @@ from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
 from k2rl.bootstrap.model import build_tokenizer
 from k2rl.bootstrap.sft import make_judge_envs
-from k2rl.config import ModelConfig
+from k2rl.config import DefaultModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
@@ -279,7 +279,7 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
 def test_warm_start_judgments_are_scripted_on_training_prompts_of_every_family():
     rubrics = load_rubrics()
     rng = np.random.default_rng(0)
-    judge_envs = make_judge_envs(ModelConfig())
+    judge_envs = make_judge_envs(DefaultModelConfig())
     assert {e.task for e in judge_envs} == {"arithmetic", "tool_use", "instructions", "chat"}
     for env in judge_envs:
         verdicts = set()

@@ -61,7 +61,7 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
     """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
     k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
          "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
-         "model.demo_tasks=[k2rl/Arithmetic-v1,k2rl/Chat-v1]",
+         "model.default.demo_tasks=[k2rl/Arithmetic-v1,k2rl/Chat-v1]",
          "tasks=[{id: k2rl/Arithmetic-v1}, {id: k2rl/Chat-v1}]")
     lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
     judged = [m for m in lines[1:] if "train/chat/reward" in m]
@@ -140,7 +140,7 @@ def test_partial_rollouts_resume_across_steps_and_a_crash(tmp_path):
     assert any(m.get("partial/resumed_trained", 0) > 0 for m in metrics)
 
 
-TWO_WORKERS = ["ray.num_workers=2", "rollout.threads=1"]
+TWO_WORKERS = ["ray.num_workers=2", "engine.threads=1"]
 
 
 def test_two_nodes_of_a_local_ray_cluster_train_together(tmp_path):

@@ -156,10 +156,10 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool
         from transformers import Qwen2ForCausalLM
 
         from k2rl.bootstrap.model import build_config, build_tokenizer
-        from k2rl.config import ModelConfig
+        from k2rl.config import DefaultModelConfig
 
         tok = build_tokenizer()
-        Qwen2ForCausalLM(build_config(ModelConfig(), tok)).save_pretrained(folder)
+        Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).save_pretrained(folder)
         tok.save_pretrained(folder)
     else:
         {"qwen2-chatml": qwen2_dir, "llama3": llama3_dir}[family](folder)
@@ -235,7 +235,7 @@ def test_a_bf16_engine_follows_an_fp32_trainer_after_a_push():
 
 @pytest.mark.slow
 def test_a_compiled_engine_follows_the_trainer_after_a_push():
-    """rollout.compile on CPU: the engine loads its layers with the plain GEMM
+    """engine.compile on CPU: the engine loads its layers with the plain GEMM
     (engine.plain_gemm), so the compiled forward reads the weights pushes copy into. Compiled
     around packed layers, it failed on the first generate after a push."""
     out = fresh_sync_gaps("'char', False, compile=True")

@@ -115,6 +115,17 @@ class DefaultModelConfig:
     """Share of warm-start sequences that are copying drills (made-up words repeated or listed,
     k2rl.bootstrap.copying), so the model learns to copy what it has not seen, as the judge's
     checks must copy a reply's words; 0: none."""
+    judge_steps: int = 200
+    """Steps of a judging phase after the warm-start: it continues the warm-started model (the
+    build without this phase, cached apart) on batches of which `judge_share` are scripted
+    judgments and the rest demonstrations, at `judge_lr` (down a cosine), so that the checks'
+    one-character decisions (a mismatch mark, a finding) get the examples that the warm-start's
+    small share of judgments does not give them; 0: none (measured: bench/README.md, The
+    judging phase)."""
+    judge_share: float = 0.5
+    """Share of the judging phase's sequences that are scripted judgments."""
+    judge_lr: float = 1e-3
+    """Peak AdamW learning rate of the judging phase (warm-up, then a cosine to a tenth)."""
     seed: int = 0
     """Seed of initialisation and demonstration data."""
     cache_dir: str = "~/.cache/k2rl/models"
@@ -131,6 +142,9 @@ class DefaultModelConfig:
                  "must lie in [0, 1]")
         _require(0.0 <= self.critic_demo_rate <= 1.0, "model.default.critic_demo_rate",
                  "must lie in [0, 1]")
+        _require(self.judge_steps >= 0, "model.default.judge_steps", "must be >= 0 (0 is off)")
+        _require(0.0 < self.judge_share <= 1.0, "model.default.judge_share", "must lie in (0, 1]")
+        _require(self.judge_lr > 0, "model.default.judge_lr", "must be > 0")
         for name in ("hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch"):
             _require(getattr(self, name) > 0, f"model.default.{name}", "must be > 0")
 

@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from k2rl.config import load_config
+import yaml
+
 from k2rl.runtime.reaper import start_time
 from k2rl.runtime.redis_server import connect, start_redis
 from k2rl.runtime.store import RunState, RunStore
@@ -79,10 +80,12 @@ def server_port(pid: int) -> int | None:
 
 
 def configured_url(run: Path) -> str | None:
-    """redis.url of the run's config.yaml (None: the run had its own server)."""
+    """redis.url of the run's config.yaml (None: the run had its own server). Read from the raw
+    file, not through load_config, so that a run written before a config key moved still opens."""
     if not (run / "config.yaml").exists():
         return None
-    return load_config(run / "config.yaml").redis.url
+    raw = yaml.safe_load((run / "config.yaml").read_text()) or {}
+    return (raw.get("redis") or {}).get("url")
 
 
 @dataclass

@@ -19,15 +19,19 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
-from k2rl.bootstrap.sft import warm_start
+from k2rl.bootstrap.sft import judging_phase, warm_start
 from k2rl.config import DefaultModelConfig, ModelConfig
+from k2rl.lm.chat import load_tokenizer
 
 RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
 #                        another order, 35% fewer padded tokens. model.default.copy_demo_rate
-#                        (copying drills) is named in the recipe only where it is not 0)
+#                        (copying drills) is named in the recipe only where it is not 0;
+#                        model.default.judge_* (the judging phase) likewise, where judge_steps
+#                        is not 0: a build without the phase keeps its folder and is the
+#                        phase's start)
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -93,8 +97,11 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     and the warm-start is always fp32 (see default_model), so none of it is named here."""
     fields = dataclasses.asdict(cfg)
     fields.pop("cache_dir")
-    if not cfg.copy_demo_rate:  # off (the default): the same build as before the drills existed
+    if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
+    if not cfg.judge_steps:  # off: the same build as before the phase existed (its start)
+        for name in ("judge_steps", "judge_share", "judge_lr"):
+            fields.pop(name)
     if cfg.critic_demo_rate > 0:  # the critic's warm-start examples quote the rubric texts
         fields["rubrics"] = [r.text for r in load_rubrics()]
     return {"version": RECIPE_VERSION, **fields}
@@ -121,13 +128,22 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(default.seed)
-    tokenizer = build_tokenizer()
-    model = Qwen2ForCausalLM(build_config(default, tokenizer))
-    stats = warm_start(model, tokenizer, default, progress=progress)
+    if default.judge_steps:  # the judging phase continues the build without it (cached too)
+        start = default_model(dataclasses.replace(cfg, path=None, default=dataclasses.replace(
+            default, judge_steps=0)), progress=progress)
+        tokenizer = load_tokenizer(start)
+        model = Qwen2ForCausalLM.from_pretrained(start, dtype=torch.float32)
+        stats = json.loads((start / "recipe.json").read_text())["warm_start"]
+        stats = {"warm_start": stats, "judging_phase": judging_phase(
+            model, tokenizer, default, progress=progress)}
+    else:
+        tokenizer = build_tokenizer()
+        model = Qwen2ForCausalLM(build_config(default, tokenizer))
+        stats = {"warm_start": warm_start(model, tokenizer, default, progress=progress)}
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)  # left by a build that was interrupted
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    (tmp / "recipe.json").write_text(json.dumps({**recipe(default), "warm_start": stats}, indent=1))
+    (tmp / "recipe.json").write_text(json.dumps({**recipe(default), **stats}, indent=1))
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out

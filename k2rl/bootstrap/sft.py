@@ -98,6 +98,14 @@ def bucketed_nll_backward(model, seqs: list, pad_id: int, budget: int = SFT_CHUN
     return loss
 
 
+def cosine(steps: int):
+    """The learning rate's factor at each step: a linear warm-up over the first 5% of `steps`,
+    then a cosine from 1 down to 0.1 at the last step."""
+    warmup = max(1, steps // 20)
+    return lambda s: min(1.0, (s + 1) / warmup) * (
+        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps))))
+
+
 def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
@@ -106,9 +114,7 @@ def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True)
     if cfg.critic_demo_rate > 0:
         judge_envs, rubrics = make_judge_envs(cfg), load_rubrics()
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
-    warmup = max(1, cfg.sft_steps // 20)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup) * (
-        0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / cfg.sft_steps)))))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, cosine(cfg.sft_steps))
 
     def sequence(rng: np.random.Generator) -> tuple[list[int], list[int]]:
         """A scripted judgment, a copying drill or an expert demonstration, at their rates."""
@@ -135,3 +141,46 @@ def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True)
         bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
     model.eval()
     return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": cfg.sft_steps}
+
+
+def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
+    """Continue a warm-started `model` in place for `cfg.judge_steps` steps on batches of which
+    `cfg.judge_share` are scripted judgments (training-split prompts, as in the warm-start) and
+    the rest demonstrations, at `cfg.judge_lr` (warmed up, then down a cosine to a tenth, as the
+    warm-start's); returns loss figures.
+
+    In the warm-start a judgment's one-character decisions (the "!" after two different
+    characters, chat's mismatch) are a sliver of the loss; here they get enough examples to be
+    learnt, and the demonstrations keep the policy's skill (bench/README.md, The judging phase)."""
+    rng = np.random.default_rng(cfg.seed + 1)  # not the warm-start's draws again
+    demo_envs, judge_envs, rubrics = make_demo_envs(cfg), make_judge_envs(cfg), load_rubrics()
+    if not judge_envs:
+        raise ValueError(f"model.default.judge_steps needs a demo task that teaches judging; "
+                         f"none of {cfg.demo_tasks} does")
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.judge_lr, weight_decay=0.01,
+                            betas=(0.9, 0.98))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, cosine(cfg.judge_steps))
+
+    def sequence() -> tuple[list[int], list[int]]:
+        if rng.random() < cfg.judge_share:
+            return critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
+                                        int(rng.integers(2**31)), rng, rubrics)
+        return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
+                             int(rng.integers(2**31)), rng)
+
+    model.train()
+    losses = []
+    bar = tqdm(range(cfg.judge_steps), desc="judging phase", disable=not progress, mininterval=5,
+               miniters=20)
+    for _ in bar:
+        seqs = [sequence() for _ in range(cfg.sft_batch)]
+        opt.zero_grad(set_to_none=True)
+        loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(loss)
+        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
+    model.eval()
+    return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])),
+            "steps": cfg.judge_steps}

@@ -6,7 +6,8 @@ from k2rl.config import Config, DefaultModelConfig, ModelConfig
 from k2rl.lm.chat import load_tokenizer
 from k2rl.lm.chat import prompt_ids
 
-TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4)
+TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4,
+            judge_steps=0)
 
 
 def tiny(**changes) -> ModelConfig:
@@ -127,17 +128,42 @@ def test_copying_drills_are_named_in_the_recipe_only_when_on():
     assert recipe(DefaultModelConfig(**TINY, copy_demo_rate=0.2))["copy_demo_rate"] == 0.2
 
 
-def test_the_default_recipe_keeps_its_cache_folder():
-    """The default config's recipe hashes as it did before the recipe fields moved under
-    model.default: a change here would rebuild every user's cached default model."""
+def test_the_default_recipe_keeps_its_cache_folders():
+    """The default's build without the judging phase hashes as recipe 11 did before the recipe
+    fields moved under model.default and the phase existed (it is the phase's start, so a
+    cached recipe-11 build is reused); the default with the phase has a folder of its own. A
+    change here would rebuild every user's cached default model."""
+    import dataclasses
+
     from k2rl.bootstrap.model import RECIPE_VERSION, recipe
 
     assert RECIPE_VERSION == 11  # bump both together when the build changes meaning
-    assert recipe_dir(Config().model.default).name == "qwen2-char-3b0a00d8ebfe"
-    assert set(recipe(Config().model.default)) == {
-        "version", "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_steps",
-        "sft_batch", "sft_lr", "tool_rate", "word_demos", "demo_tasks", "critic_demo_rate",
-        "seed", "rubrics"}
+    default = Config().model.default
+    start = dataclasses.replace(default, judge_steps=0)
+    assert recipe_dir(start).name == "qwen2-char-3b0a00d8ebfe"
+    assert recipe_dir(default).name == "qwen2-char-c4f39acce3d9"
+    base = {"version", "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_steps",
+            "sft_batch", "sft_lr", "tool_rate", "word_demos", "demo_tasks", "critic_demo_rate",
+            "seed", "rubrics"}
+    assert set(recipe(start)) == base
+    assert set(recipe(default)) == base | {"judge_steps", "judge_share", "judge_lr"}
+
+
+def test_the_judging_phase_continues_the_cached_build_without_it(tmp_path):
+    """A recipe with judge_steps builds (and caches) its start, the same recipe without the
+    phase, then trains the phase from it: two folders, different weights, both reused."""
+    import json
+
+    with_phase = tiny(cache_dir=str(tmp_path), judge_steps=2)
+    folder = default_model(with_phase, progress=False)
+    start = recipe_dir(DefaultModelConfig(**TINY, cache_dir=str(tmp_path)))
+    assert folder != start and (start / "recipe.json").exists()
+    weights = lambda d: (Path(d) / "model.safetensors").read_bytes()  # noqa: E731
+    assert weights(folder) != weights(start)
+    stats = json.loads((folder / "recipe.json").read_text())
+    assert stats["judging_phase"]["steps"] == 2 and stats["warm_start"]["steps"] == 5
+    assert stats["judge_steps"] == 2
+    assert default_model(with_phase, progress=False) == folder  # reused
 
 
 def test_the_recipe_s_demo_envs_follow_its_demonstration_fields():

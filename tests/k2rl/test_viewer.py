@@ -232,3 +232,15 @@ def test_status_and_rollouts_of_the_finished_tiny_run(seen):
         code, text = run_cli("rollouts", run, "--step", r["step"], "--task", "tool_use",
                              "--limit", "0")
         assert "\ntool:" in text
+
+
+def test_configured_url_reads_a_run_written_before_keys_moved(tmp_path):
+    """`k2rl status`/`show` open runs whose config.yaml predates a moved key (rollout.threads,
+    model.sft_steps): only redis.url is read from it."""
+    from k2rl.viewer import configured_url
+
+    (tmp_path / "config.yaml").write_text(
+        "model:\n  sft_steps: 800\nrollout:\n  threads: 2\nredis:\n  url: redis://h:1/0\n")
+    assert configured_url(tmp_path) == "redis://h:1/0"
+    (tmp_path / "config.yaml").write_text("model:\n  sft_steps: 800\n")
+    assert configured_url(tmp_path) is None

@@ -343,6 +343,11 @@ class TrainConfig:
     tasks' scripted experts play on their training splits (k2rl.bootstrap.ptx.curated_messages)."""
     ptx_batch: int = 32
     """Curated samples per optimizer step."""
+    ptx_judgments: int = 0
+    """Scripted judgments added to the default curated set (train.ptx_data None): on training-split
+    prompts of the run's tasks whose environment teaches judging (k2rl.bootstrap.ptx
+    .curated_judgments), so that the policy-as-judge keeps the checks the warm-start taught while
+    RL moves its weights; 0: none."""
     seed: int = 0
     """Seed of prompt sampling and rollouts."""
     gradient_checkpointing: bool = False
@@ -358,6 +363,7 @@ class TrainConfig:
             value = getattr(self, name)
             _require(value is None or 0 < value < 1, f"train.{name}", "must lie in (0, 1)")
         _require(self.old_logp_tolerance >= 0, "train.old_logp_tolerance", "must be >= 0")
+        _require(self.ptx_judgments >= 0, "train.ptx_judgments", "must be >= 0 (0 is off)")
         _require(self.ptx_beta >= 0 and self.length_reward_weight >= 0, "train.ptx_beta",
                  "and train.length_reward_weight must be >= 0")
 

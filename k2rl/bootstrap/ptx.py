@@ -10,6 +10,8 @@ by the model's template (k2rl.lm.chat.conversation_ids): a system prompt it has 
 folded into the first user turn, the calls in its own form where it has one. A malformed line is reported with its file and number.
 `curated_messages` plays the default set from the run's environments' scripted experts (tool
 use always on, no flattering chat replies); `write_curated` writes it as such a JSONL file.
+`curated_judgments` adds scripted judgments to it (`train.ptx_judgments`), so that the judge's
+checks, which the warm-start teaches, are kept under RL as the policy's skills are.
 """
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from critic.rubrics import load_rubrics
 from envs.base import TextEnv
 from k2rl.config import DEFAULT_TASKS, ConfigError
 from k2rl.lm.chat import conversation_ids
+from k2rl.step.critic_demos import critic_demonstration
 from k2rl.tasks.make import make_env
 
 
@@ -135,6 +139,20 @@ def curated_messages(task_ids: list[str] | None = None, n: int = 2048,
             done = terminated or truncated
         out.append(env.messages())
     return out
+
+
+def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0
+                      ) -> list[tuple[list[int], list[int]]]:
+    """(ids, mask) of `n` scripted judgments (k2rl.step.critic_demos.critic_demonstration: the
+    expert's answer against a wrong one, the env's own answer, checks and verdict, the loss on
+    the judge's turns) on training-split prompts of those tasks whose environment teaches
+    judging, taken in turn; none if no task's does."""
+    envs_ = [env for env in curated_envs(task_ids) if type(env).teaches_judging()]
+    if not envs_ or n <= 0:
+        return []
+    rng, rubrics = np.random.default_rng(seed), load_rubrics()
+    return [critic_demonstration(envs_[i % len(envs_)], tokenizer, int(rng.integers(2**31)), rng,
+                                 rubrics) for i in range(n)]
 
 
 def write_curated(path: str | Path, task_ids: list[str] | None = None, n: int = 2048,

@@ -19,7 +19,7 @@ import torch
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import load_rubrics
-from k2rl.bootstrap.ptx import curated_messages, encode_messages, load_ptx
+from k2rl.bootstrap.ptx import curated_judgments, curated_messages, encode_messages, load_ptx
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
 from k2rl.device.colocate import Colocation
@@ -103,8 +103,9 @@ class HybridWorker:
             return None
         if cfg.train.ptx_data:
             return load_ptx(cfg.train.ptx_data, self.tokenizer)
-        return [encode_messages(self.tokenizer, m)
-                for m in curated_messages([task.id for task in cfg.tasks])]
+        tasks = [task.id for task in cfg.tasks]
+        return ([encode_messages(self.tokenizer, m) for m in curated_messages(tasks)]
+                + curated_judgments(self.tokenizer, tasks, cfg.train.ptx_judgments))
 
     # ---- data-parallel set-up (WorkerGroup.start)
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from k2rl.bootstrap.model import build_tokenizer
-from k2rl.bootstrap.ptx import load_ptx, read_ptx, write_curated
+from k2rl.bootstrap.ptx import curated_judgments, load_ptx, read_ptx, write_curated
 from k2rl.config import ConfigError, TrainConfig
 from k2rl.step.reward import length_reward
 from k2rl.step.trainer import lr_at
@@ -126,6 +126,26 @@ def test_curated_chat_replies_state_the_fact_without_flattery(tmp_path):
             " the word " in r[0]["content"] or " the number " in r[0]["content"]]
     assert len(chat) >= 40  # a quarter of the set (the chat expert flatters half the time)
     assert not [reply for reply in chat if flattery(reply)]
+
+
+def test_curated_judgments_are_scripted_judgments_of_the_run_s_judging_tasks():
+    """train.ptx_judgments: judgments of training-split prompts, the loss on the judge's turns
+    only (its checks and verdict, never the question or the answers), from the tasks whose env
+    teaches judging, taken in turn; a task mix with none of them gives none."""
+    tok = build_tokenizer()
+    tasks = ["k2rl/Arithmetic-v2", "k2rl/Lookup-v1", "k2rl/Chat-v1"]
+    got = curated_judgments(tok, tasks, 4, seed=3)
+    assert len(got) == 4 and got == curated_judgments(tok, tasks, 4, seed=3)
+    texts = [tok.decode(ids) for ids, _ in got]
+    assert sum(" vs " in t for t in texts) == 2  # arithmetic's checks, every other one
+    for ids, mask in got:
+        judged = tok.decode([i for i, m in zip(ids, mask) if m])
+        assert judged.count(": yes") + judged.count(": no") >= 2  # both checks carry the loss
+        assert "Better:" not in judged and "Answer:" not in judged  # the user turns do not
+    assert curated_judgments(tok, ["k2rl/Lookup-v1"], 4) == []
+    assert curated_judgments(tok, tasks, 0) == []
+    with pytest.raises(ConfigError, match="train.ptx_judgments"):
+        TrainConfig(ptx_judgments=-1)
 
 
 def test_learning_rate_warmup_and_decay():

@@ -106,6 +106,28 @@ def cosine(steps: int):
         0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / steps))))
 
 
+def train_steps(model, tokenizer, sequence, steps: int, batch: int, lr: float, desc: str,
+                progress: bool) -> dict:
+    """`steps` AdamW steps of `model` in place, each on `batch` sequences from `sequence()`
+    ((ids, mask) pairs), at `lr` times `cosine(steps)`; returns loss figures."""
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, betas=(0.9, 0.98))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, cosine(steps))
+    model.train()
+    losses = []
+    bar = tqdm(range(steps), desc=desc, disable=not progress, mininterval=5, miniters=20)
+    for _ in bar:
+        seqs = [sequence() for _ in range(batch)]
+        opt.zero_grad(set_to_none=True)
+        loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(loss)
+        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
+    model.eval()
+    return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": steps}
+
+
 def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
@@ -113,8 +135,6 @@ def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True)
     judge_envs, rubrics = [], []
     if cfg.critic_demo_rate > 0:
         judge_envs, rubrics = make_judge_envs(cfg), load_rubrics()
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.01, betas=(0.9, 0.98))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, cosine(cfg.sft_steps))
 
     def sequence(rng: np.random.Generator) -> tuple[list[int], list[int]]:
         """A scripted judgment, a copying drill or an expert demonstration, at their rates."""
@@ -127,20 +147,8 @@ def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True)
         return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                              int(rng.integers(2**31)), rng)
 
-    model.train()
-    losses = []
-    bar = tqdm(range(cfg.sft_steps), desc="warm-start", disable=not progress, mininterval=5, miniters=20)
-    for step in bar:
-        seqs = [sequence(rng) for _ in range(cfg.sft_batch)]
-        opt.zero_grad(set_to_none=True)
-        loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(loss)
-        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
-    model.eval()
-    return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": cfg.sft_steps}
+    return train_steps(model, tokenizer, lambda: sequence(rng), cfg.sft_steps, cfg.sft_batch,
+                       cfg.sft_lr, "warm-start", progress)
 
 
 def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
@@ -157,9 +165,6 @@ def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = Tr
     if not judge_envs:
         raise ValueError(f"model.default.judge_steps needs a demo task that teaches judging; "
                          f"none of {cfg.demo_tasks} does")
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.judge_lr, weight_decay=0.01,
-                            betas=(0.9, 0.98))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, cosine(cfg.judge_steps))
 
     def sequence() -> tuple[list[int], list[int]]:
         if rng.random() < cfg.judge_share:
@@ -168,19 +173,5 @@ def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = Tr
         return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                              int(rng.integers(2**31)), rng)
 
-    model.train()
-    losses = []
-    bar = tqdm(range(cfg.judge_steps), desc="judging phase", disable=not progress, mininterval=5,
-               miniters=20)
-    for _ in bar:
-        seqs = [sequence() for _ in range(cfg.sft_batch)]
-        opt.zero_grad(set_to_none=True)
-        loss = bucketed_nll_backward(model, seqs, tokenizer.pad_token_id)
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        losses.append(loss)
-        bar.set_postfix(loss=f"{loss:.3f}", refresh=False)
-    model.eval()
-    return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])),
-            "steps": cfg.judge_steps}
+    return train_steps(model, tokenizer, sequence, cfg.judge_steps, cfg.sft_batch, cfg.judge_lr,
+                       "judging phase", progress)

@@ -145,11 +145,29 @@ def check_findings(pairs: list[Pair], judgments: list[Judgment]) -> dict[str, di
     return out
 
 
+def spread(pairs: list[Pair], n: int) -> list[int]:
+    """The indices of n pairs taken a task at a time, in the order the tasks first appear, so
+    that a few shown judgments cover every family (the pairs are grouped by task).
+
+    >>> spread([Pair("q", "a", "b", t) for t in ("x", "x", "x", "y", "z")], 4)
+    [0, 3, 4, 1]
+    """
+    by_task: dict[str, list[int]] = {}
+    for i, pair in enumerate(pairs):
+        by_task.setdefault(pair.task or NO_TASK, []).append(i)
+    queues = list(by_task.values())
+    picked: list[int] = []
+    for rank in range(max(map(len, queues), default=0)):
+        picked += [q[rank] for q in queues if rank < len(q)]
+    return picked[:n]
+
+
 def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> str:
-    """The first n judgments as a person reads them: question, both answers with the judge's
-    check of each, its own answer, and its preference for the chosen answer."""
+    """n judgments as a person reads them, a task at a time (`spread`): question, both answers
+    with the judge's check of each, its own answer, and its preference for the chosen answer."""
     blocks = []
-    for k, (pair, jd) in enumerate(zip(pairs[:n], judgments[:n]), start=1):
+    chosen = spread(pairs, n)
+    for k, (pair, jd) in enumerate(((pairs[i], judgments[i]) for i in chosen), start=1):
         ok = "right" if jd.preference > 0.5 else "WRONG" if jd.preference < 0.5 else "tie"
         blocks.append("\n".join([
             f"[{k}] task={pair.task or NO_TASK}  P(chosen better)={jd.preference:.3f} ({ok}; "

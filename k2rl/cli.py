@@ -134,7 +134,8 @@ def parser() -> argparse.ArgumentParser:
                     help="the engine's longest sequence; longer judge prompts have their answers cut")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--show", type=int, default=0, metavar="N",
-                    help="also print N judgments with the judge's own answer and checks")
+                    help="also print N judgments, a task at a time, with the judge's own "
+                         "answer and checks")
     ev.add_argument("--log", default="critic-eval.log",
                     help="where library warnings go (default critic-eval.log; -v: the terminal)")
     ev.add_argument("-v", "--verbose", action="store_true", help="library warnings here")

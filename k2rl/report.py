@@ -127,36 +127,46 @@ def _save(fig, out: Path, name: str) -> None:
     fig.savefig(out / name, dpi=DPI)
 
 
-def write_report(run_dir: str | Path) -> Path:
-    """Write RUN_DIR/report/*.png and report.md; returns the path of report.md."""
-    run = Path(run_dir)
-    rows = read_metrics(run)
-    out = run / "report"
-    out.mkdir(exist_ok=True)
-    plt = _plt()
-    figures: list[Figure] = []
-    missing: list[str] = []
+class _Page:
+    """The figures of one report as they are drawn: the written ones, and the titles of those
+    the run has nothing for (whose stale files from an earlier report are removed)."""
 
-    def single(name: str, title: str, ylabel: str, draw, note: str = "", share=False) -> None:
-        fig, ax = plt.subplots(figsize=FIG_SIZE)
+    def __init__(self, out: Path):
+        self.out, self.plt = out, _plt()
+        self.figures: list[Figure] = []
+        self.missing: list[str] = []
+        out.mkdir(exist_ok=True)
+
+    def add(self, name: str, title: str, ylabel: str, draw, note: str = "",
+            share: bool = False) -> None:
+        """Draw a one-panel figure (`draw(ax) -> bool`: whether it had anything to plot),
+        styled with its title and y label, and keep it."""
+        def styled(ax) -> bool:
+            if not draw(ax):
+                return False
+            _style(ax, title, ylabel, share)
+            return True
+        self._keep(name, title, note, self.plt.subplots(figsize=FIG_SIZE), styled)
+
+    def add_wide(self, name: str, title: str, draw, note: str = "") -> None:
+        """Two panels side by side; `draw((left, right)) -> bool` styles them itself."""
+        self._keep(name, title, note, self.plt.subplots(1, 2, figsize=WIDE_SIZE), draw)
+
+    def _keep(self, name: str, title: str, note: str, fig_axes, draw) -> None:
+        fig, axes = fig_axes
         try:
-            if draw(ax):
-                _style(ax, title, ylabel, share)
-                _save(fig, out, name)
-                figures.append(Figure(name, title, note))
+            if draw(axes):
+                _save(fig, self.out, name)
+                self.figures.append(Figure(name, title, note))
             else:
-                missing.append(title)
-                (out / name).unlink(missing_ok=True)  # a stale one from an earlier report
+                self.missing.append(title)
+                (self.out / name).unlink(missing_ok=True)  # a stale one from an earlier report
         finally:
-            plt.close(fig)
+            self.plt.close(fig)
 
-    single("heldout_accuracy.png", "Held-out accuracy per task (greedy)", "accuracy",
-           lambda ax: _per_task(ax, rows, "heldout", "accuracy", "n"),
-           "n: distinct held-out problems of the task.", share=True)
-    single("train_reward.png", "Training reward per task", "mean reward",
-           lambda ax: _per_task(ax, rows, "train", "reward"))
 
-    def critic(ax) -> bool:
+def _critic(rows: list[dict]):
+    def draw(ax) -> bool:
         steps, acc = series(rows, "critic/accuracy")
         if not steps:
             return False
@@ -167,25 +177,23 @@ def write_report(run_dir: str | Path) -> Path:
         ax.axhline(0.5, color="grey", linestyle=":", label="chance")
         _legend(ax)
         return True
+    return draw
 
-    single("critic_accuracy.png", "Critic accuracy on its fixed held-out pairs", "accuracy",
-           critic, "The policy as pairwise judge; the same pairs at every evaluation.",
-           share=True)
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=WIDE_SIZE)
-    try:
-        if _per_task(left, rows, "train", "truncated") | _per_task(right, rows, "train", "length"):
-            _style(left, "Truncation rate per task", "share truncated", share=True)
-            _style(right, "Mean length per task", "tokens")
-            _save(fig, out, "length_truncation.png")
-            figures.append(Figure("length_truncation.png", "Truncation rate and mean length",
-                                  "Training rollouts; length in the model's tokens."))
-        else:
-            missing.append("Truncation rate and mean length")
-    finally:
-        plt.close(fig)
+def _length_truncation(rows: list[dict]):
+    def draw(axes) -> bool:
+        left, right = axes
+        if not (_per_task(left, rows, "train", "truncated")
+                | _per_task(right, rows, "train", "length")):
+            return False
+        _style(left, "Truncation rate per task", "share truncated", share=True)
+        _style(right, "Mean length per task", "tokens")
+        return True
+    return draw
 
-    def phases(ax) -> bool:
+
+def _phases(rows: list[dict]):
+    def draw(ax) -> bool:
         steps, total = series(rows, "time/step")
         if not steps:
             return False
@@ -201,27 +209,43 @@ def write_report(run_dir: str | Path) -> Path:
         ax.plot(steps, total, color="black", marker=".", label="time/step")
         _legend(ax)
         return True
+    return draw
 
-    single("time_per_phase.png", "Time per phase per step", "seconds", phases,
-           "rollout excludes the critic's judging (its own bar).")
 
-    def line(key: str, label: str):
-        def draw(ax) -> bool:
-            steps, values = series(rows, key)
-            if steps:
-                ax.plot(steps, values, marker="o", markersize=3, label=label)
-                ax.legend(fontsize=8)
-            return bool(steps)
-        return draw
+def _line(rows: list[dict], key: str):
+    def draw(ax) -> bool:
+        steps, values = series(rows, key)
+        if steps:
+            ax.plot(steps, values, marker="o", markersize=3, label=key)
+            ax.legend(fontsize=8)
+        return bool(steps)
+    return draw
 
-    single("logp_gap.png", "Log-prob gap, engine vs trainer", "mean |logp difference|",
-           line("logp_gap", "logp_gap"), "Near 0: the engine samples from the weights trained.")
-    single("sync_seconds.png", "Weight sync into the engine", "seconds",
-           line("sync_seconds", "sync_seconds"))
 
-    page = out / "report.md"
-    page.write_text(markdown(run, rows, figures, missing))
-    return page
+def write_report(run_dir: str | Path) -> Path:
+    """Write RUN_DIR/report/*.png and report.md; returns the path of report.md."""
+    run = Path(run_dir)
+    rows = read_metrics(run)
+    page = _Page(run / "report")
+    page.add("heldout_accuracy.png", "Held-out accuracy per task (greedy)", "accuracy",
+             lambda ax: _per_task(ax, rows, "heldout", "accuracy", "n"),
+             "n: distinct held-out problems of the task.", share=True)
+    page.add("train_reward.png", "Training reward per task", "mean reward",
+             lambda ax: _per_task(ax, rows, "train", "reward"))
+    page.add("critic_accuracy.png", "Critic accuracy on its fixed held-out pairs", "accuracy",
+             _critic(rows), "The policy as pairwise judge; the same pairs at every evaluation.",
+             share=True)
+    page.add_wide("length_truncation.png", "Truncation rate and mean length",
+                  _length_truncation(rows), "Training rollouts; length in the model's tokens.")
+    page.add("time_per_phase.png", "Time per phase per step", "seconds", _phases(rows),
+             "rollout excludes the critic's judging (its own bar).")
+    page.add("logp_gap.png", "Log-prob gap, engine vs trainer", "mean |logp difference|",
+             _line(rows, "logp_gap"), "Near 0: the engine samples from the weights trained.")
+    page.add("sync_seconds.png", "Weight sync into the engine", "seconds",
+             _line(rows, "sync_seconds"))
+    path = page.out / "report.md"
+    path.write_text(markdown(run, rows, page.figures, page.missing))
+    return path
 
 
 def markdown(run: Path, rows: list[dict], figures: list[Figure], missing: list[str]) -> str:

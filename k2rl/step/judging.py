@@ -21,9 +21,7 @@ from k2rl.lm.chat import load_tokenizer
 from k2rl.step.group import Group
 from k2rl.step.judge_ids import (SOLVE_TOKENS, answer_cap, answer_ids, check_cap, open_ids,
                                  question_cap, response_text, shorten, verdict_ids)
-
-# generate(prompts, max_tokens, temperatures) -> [(token ids, log-probs), ...]
-Generate = Callable[[list[list[int]], list[int], list[float]], list[tuple[list[int], list[float]]]]
+from k2rl.step.rollout import Generate  # what an engine's generate looks like
 
 
 def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0) -> Judge:

@@ -101,3 +101,16 @@ def test_evaluate_judge_makes_one_batched_call_and_keeps_the_judgments() -> None
     shown = format_judgments(pairs, judgments, 1)
     assert "judge's own answer: mine" in shown and "check:  good: yes" in shown
     assert "[2]" not in shown  # only the first judgment
+
+
+def test_shown_judgments_take_a_task_at_a_time() -> None:
+    """`--show 3` over pairs grouped by task shows one of each family, not three of the first."""
+    pairs = [Pair(f"a{i}", "good", "bad", "arithmetic") for i in range(5)]
+    pairs += [Pair("c0", "good", "bad", "chat"), Pair("t0", "good", "bad", "tool_use")]
+    judgments = [Judgment(0.9, 0.1, "mine", ("yes", "no")) for _ in pairs]
+    shown = format_judgments(pairs, judgments, 3)
+    assert [line.split()[1] for line in shown.splitlines() if line.startswith("[")] == [
+        "task=arithmetic", "task=chat", "task=tool_use"]
+    assert "question: a0" in shown and "question: a1" not in shown
+    assert format_judgments(pairs, judgments, 4).count("task=arithmetic") == 2
+    assert format_judgments(pairs, judgments, 99).count("\n[") == len(pairs) - 1

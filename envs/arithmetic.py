@@ -137,7 +137,12 @@ class WorkedArithmeticEnv(ArithmeticEnv):
     def judge_check(self, response: str) -> str:
         """The response's result against the working's, a digit at a time:
         "84 vs 85, 88=45!: no"."""
-        return compare_line(final_part(response), str(self._require_active().answer))
+        return self.check_against(response, self.judge_working())
+
+    @classmethod
+    def check_against(cls, response: str, own: str) -> str:
+        """The response's result against the judge's own working's result."""
+        return compare_line(final_part(response), final_part(own))
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """A wrong result: the right working with a slip in its result, or the working of a

@@ -192,6 +192,16 @@ class TextEnv(gymnasium.Env[str, str]):
         " | ") against the own answer, ending ": yes" if it is right and ": no" if not."""
         raise NotImplementedError
 
+    @classmethod
+    def check_against(cls, response: str, own: str) -> str | None:
+        """The check line of ``response`` against the judge's own answer ``own`` where it
+        follows from those two texts alone (a result or a fact compared a character at a
+        time); None where it needs the problem (a tool call's product, an instruction's
+        constraints). With `critic.correct_checks` the critic's refresh trains the judge on
+        these lines in place of its own where they differ: the check it should have written
+        from what it saw and wrote (k2rl.step.critic_loop.judge_examples)."""
+        return None
+
     def rejected_response(self, rng: np.random.Generator) -> str:
         """A plausible wrong response transcript to the current question."""
         raise NotImplementedError

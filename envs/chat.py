@@ -187,8 +187,12 @@ class ChatEnv(TextEnv):
         """The reply against the fact a character at a time, up to the first difference
         (`side_by_side`): praise, a boast, a wrong or another item's fact all differ somewhere.
         "7 is odd." against the fact "7 is even." reads "77=  =ii=ss=  =oe!: no"."""
-        reply = response.strip()
-        fact_ = self._require_active().answer
+        return self.check_against(response, self.judge_working())
+
+    @classmethod
+    def check_against(cls, response: str, own: str) -> str:
+        """The reply against the judge's own fact, a character at a time."""
+        reply, fact_ = response.strip(), own.strip()
         return check_line(side_by_side(reply, fact_), reply == fact_)
 
     def rejected_response(self, rng: np.random.Generator) -> str:

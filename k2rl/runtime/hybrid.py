@@ -26,7 +26,7 @@ from k2rl.device.colocate import Colocation
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.lm.hf import param_count
-from k2rl.step.critic_loop import judge_examples, reasoned
+from k2rl.step.critic_loop import check_correctors, corrected, judge_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
 from k2rl.step.judging import judge_groups, make_judge
@@ -90,6 +90,8 @@ class HybridWorker:
                            if cfg.critic.lr else None)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
+        self.correctors = (check_correctors([t.id for t in cfg.tasks])
+                           if cfg.critic.correct_checks else {})
         self.judge = make_judge(self.llm, self.tokenizer, self.max_len)
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
@@ -153,11 +155,15 @@ class HybridWorker:
         start = time.perf_counter()
         comparisons = [comparison_of(p, self.rubrics) for p in critic_pairs or []]
         judgments = self.judge(comparisons)
-        judge = judge_examples(self.tokenizer, comparisons, judgments)
+        judge = judge_examples(self.tokenizer, comparisons, judgments, self.correctors)
         judged = {"time/critic_refresh": time.perf_counter() - start}
         if judgments:
             judged["critic/train_agreed"] = float(np.mean([j.preference > 0.5 for j in judgments]))
             judged["critic/train_reasoned"] = float(np.mean([reasoned(j) for j in judgments]))
+        if judgments and self.correctors:  # the share trained on checks it did not write
+            judged["critic/train_corrected"] = float(np.mean([
+                (fixed := corrected(c, j, self.correctors)) is not None and fixed != j.checks
+                for c, j in zip(comparisons, judgments)]))
         colocation = self.colocation.before_train(self._optimizers())
         t, c = self.cfg.train, self.cfg.critic
         if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration

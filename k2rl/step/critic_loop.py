@@ -1,9 +1,12 @@
 """The critic's closed loop (K2 sec. 3.2.2): labelled pairs harvested from verifiable groups
 with mixed outcomes into the run's store (`harvest`, `store_pairs`), judge training pairs drawn
 from them (`training_pairs`, `heldout_pairs`), and the judge's own text on them as training
-examples where its verdict was right (`reasoned`, `judge_examples`).
+examples where its verdict was right (`reasoned`, `judge_examples`), or the checks it should
+have written where they follow from what it saw (`corrected`, critic.correct_checks).
 """
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -12,6 +15,7 @@ from critic.layout import VERDICTS, example_messages, finding
 from critic.pairs import Pair, pairs_from_group
 from k2rl.step.group import Group
 from k2rl.step.judge_ids import example_ids, response_text
+from k2rl.tasks.make import make_env
 
 
 def harvest_group(g: Group) -> list[Pair]:
@@ -59,7 +63,37 @@ def reasoned(judgment: Judgment) -> bool:
             and finding(check_rejected) is False)
 
 
-def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment]
+Corrector = Callable[[str, str], "str | None"]  # (response, the judge's own answer) -> check
+
+
+def check_correctors(task_ids: list[str]) -> dict[str, Corrector]:
+    """task name -> its environment's `check_against`, for the tasks that have one."""
+    out = {}
+    for env_id in task_ids:
+        env = make_env(env_id)
+        if env.check_against("x", "x") is not None:
+            out[env.task] = type(env).check_against
+    return out
+
+
+def corrected(comparison: Comparison, judgment: Judgment,
+              correctors: Mapping[str, Corrector]) -> tuple[str, str] | None:
+    """The check lines the judge should have written for a labelled pair (chosen first), from
+    the two answers and its own answer alone (its task's `check_against`), where they follow
+    from those texts and agree with the label: the chosen answer's check finds "yes" and the
+    rejected one's "no". None otherwise (no corrector for the task, or the judge's own answer
+    disagrees with the label, as when its own sum is wrong)."""
+    check = correctors.get(comparison.task or "")
+    if check is None:
+        return None
+    fixed = tuple(check(answer, judgment.working) for answer in judgment.shown)
+    if finding(fixed[0]) is True and finding(fixed[1]) is False:
+        return fixed
+    return None
+
+
+def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment],
+                   correctors: Mapping[str, Corrector] | None = None
                    ) -> list[tuple[list[int], list[int]]]:
     """Training examples from the judge's own judgments of labelled pairs (chosen first):
     each pair in both orders, with the loss on the right verdict always and on the judge's
@@ -67,11 +101,19 @@ def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Jud
     answer, the chosen answer's check found "yes" and the rejected one's "no"
     (rejection-sampled self-training: it learns from its reasoning where that reasoning was
     right, not where a wrong check happened to end in the right verdict). Its own answer to
-    the question is the policy's turn, which RL trains; it carries no loss here."""
+    the question is the policy's turn, which RL trains; it carries no loss here.
+
+    With `correctors` (task -> `check_against`, `critic.correct_checks`), a pair of a task
+    that has one is trained on the checks `corrected` gives, with the loss on them, wherever
+    they exist: the comparison each line should have made of what the judge saw and wrote,
+    so a slipped mark ("12=" for 1 against 2) is corrected rather than left untrained."""
     out = []
     for c, j in zip(comparisons, judgments):
         (a, b), (ca, cb) = j.shown, j.checks
         right = reasoned(j)
+        fixed = corrected(c, j, correctors) if correctors else None
+        if fixed is not None:
+            (ca, cb), right = fixed, True
         last = len(example_messages(c.prompt, c.rubrics, j.working, a, ca, b, cb, VERDICTS[0])) - 1
         for x, cx, y, cy, verdict in ((a, ca, b, cb, VERDICTS[0]), (b, cb, a, ca, VERDICTS[1])):
             msgs = example_messages(c.prompt, c.rubrics, j.working, x, cx, y, cy, verdict)

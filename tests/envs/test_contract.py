@@ -271,6 +271,31 @@ def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
         assert verify([final], [env.problem.answer])[0] < 1.0, bad
 
 
+@pytest.mark.parametrize("env_id", JUDGE_TEACHERS)
+def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: str) -> None:
+    """Where a task's check follows from the answer and the judge's own answer alone
+    (`check_against`, what critic.correct_checks trains on), the scripted check is that line
+    with the expert's working as the own answer; and it reads the two texts, not the problem:
+    against a wrong own answer the right reply's check says no."""
+    from k2rl.step.critic_demos import expert_transcript
+
+    env = gymnasium.make(env_id).unwrapped
+    if env.check_against("x", "x") is None:
+        pytest.skip(f"{env_id}'s checks need the problem (no check_against)")
+    for name, value in (("tool_rate", 1.0), ("hack_rate", 0.0)):  # the expert at its best
+        if hasattr(env, name):
+            setattr(env, name, value)
+    rng = np.random.default_rng(1)
+    for seed in range(200):
+        env.reset(seed=seed)
+        good = expert_transcript(env, rng)
+        env.reset(seed=seed)
+        bad, own = env.rejected_response(rng), env.judge_working()
+        assert env.check_against(good, own) == env.judge_check(good)
+        assert env.check_against(bad, own) == env.judge_check(bad)
+        assert env.check_against(good, bad).endswith(": no")
+
+
 def test_a_result_check_compares_a_character_at_a_time_up_to_the_first_difference() -> None:
     """Each mark looks only at the two characters before it, and the finding is the last mark:
     the layout that lets a small judge compare two numbers (bench/README.md, issue 27)."""

@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import gymnasium
@@ -27,7 +28,8 @@ from k2rl.config import DefaultModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
-from k2rl.step.critic_loop import harvest, judge_examples, reasoned, store_pairs, training_pairs
+from k2rl.step.critic_loop import (check_correctors, corrected, harvest, judge_examples,
+                                   reasoned, store_pairs, training_pairs)
 from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
                                  response_text, verdict_ids)
 from k2rl.step.judging import judge_groups, judge_with
@@ -187,6 +189,31 @@ def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
     assert trained(l_ab) == "A<|eos|>" and trained(l_ba) == "B<|eos|>"
     assert "2+2=5" in TOK.decode(w_ab[0])
     assert [reasoned(j) for j in (right, wrong, lucky)] == [True, False, False]
+
+
+def test_corrected_checks_are_what_the_judge_should_have_written_from_what_it_saw():
+    """critic.correct_checks: the check lines follow from the two answers and the judge's own
+    working alone (the task's check_against), never from the pair's label or answer key."""
+    fix = {"arithmetic": WorkedArithmeticEnv.check_against}
+    c = comparison_of(Pair("12-45=", "-33", "-32", "arithmetic"), load_rubrics())
+    working = "-(45-12)|5-2=3|4-1-0=3|-33"
+    slipped = Judgment(0.4, 0.6, working, ("-33 vs -33, --=33=33=: yes",
+                                           "-32 vs -33, --=33=23=: yes"), ("-33", "-32"))
+    assert corrected(c, slipped, fix) == ("-33 vs -33, --=33=33=: yes",
+                                          "-32 vs -33, --=33=23!: no")
+    ab, ba = judge_examples(TOK, [c], [slipped], fix)
+    trained = TOK.decode([i for i, m in zip(*ab) if m])
+    assert trained == "-33 vs -33, --=33=33=: yes<|eos|>-32 vs -33, --=33=23!: no<|eos|>A<|eos|>"
+    assert TOK.decode([i for i, m in zip(*ba) if m]).endswith("B<|eos|>")
+    # Without correctors, or for a task without one, the judge's own slipped checks carry no loss
+    for ex in (judge_examples(TOK, [c], [slipped])[0],
+               judge_examples(TOK, [replace(c, task="instructions")], [slipped], fix)[0]):
+        assert TOK.decode([i for i, m in zip(*ex) if m]) == "A<|eos|>"
+    # A judge whose own sum is wrong: the corrected checks would contradict the label, so none
+    wrong_sum = replace(slipped, working="-(45-12)|5-2=2|4-1-0=3|-32")
+    assert corrected(c, wrong_sum, fix) is None
+    assert TOK.decode([i for i, m in zip(*judge_examples(TOK, [c], [wrong_sum], fix)[0])
+                       if m]) == "A<|eos|>"
 
 
 def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
@@ -400,3 +427,10 @@ def test_the_judge_s_working_and_checks_are_the_engine_s_own_tokens():
     assert working == out["working"] and checks == out["checks"]  # the engine's greedy text
     assert all(len(r) >= SOLVE_TOKENS // 2 for r in out["raw"])  # it wrote, and not EOS
     assert 0.0 <= p_ab <= 1.0 and 0.0 <= p_ba <= 1.0
+
+
+def test_the_run_s_correctors_are_its_tasks_that_check_against_an_own_answer():
+    fix = check_correctors(["k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1",
+                            "k2rl/Chat-v1"])
+    assert sorted(fix) == ["arithmetic", "chat"]
+    assert fix["chat"]("7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"

@@ -433,4 +433,5 @@ def test_the_run_s_correctors_are_its_tasks_that_check_against_an_own_answer():
     fix = check_correctors(["k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1",
                             "k2rl/Chat-v1"])
     assert sorted(fix) == ["arithmetic", "chat"]
+    assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_against
     assert fix["chat"]("7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"

@@ -174,6 +174,9 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     groups = worker.rollout(requests(k=2), 3)
     metrics = worker.train(groups, step=2, critic_pairs=pairs)
     assert metrics["critic_loss"] > 0 and 0.0 <= metrics["critic/train_agreed"] <= 1.0
+    # critic.correct_checks (default): the run's arithmetic task corrects its slipped checks
+    assert set(worker.correctors) == {"arithmetic"}
+    assert 0.0 <= metrics["critic/train_corrected"] <= 1.0
     assert result["critic/brier"] >= 0 and "critic/arithmetic/swap_consistency" in result
     assert metrics["train_flops"] > 0 and metrics["train_gflops_per_s"] > 0
 

@@ -1,0 +1,153 @@
+"""Probe: would an instruction check that copies the reply verbatim let the default judge read it?
+
+The instruction check lists the reply's words numbered ("1 navy+ 2 green+"), and the 3.4 M-parameter
+default writes the topic's commonest words instead (bench/README.md, "Why the checks fail"): a list
+whose words are split by numbers gives a copying attention no context to match. This probe tries
+the layout a small copier should find easiest: the reply echoed verbatim first (each next character
+follows the one just written, as in the reply right above), then a mark per word, then the findings,
+with no quoted word to copy from the question:
+
+    current: 1 navy+ 2 green+; colors yes, 2 words yes, has 'navy' yes: yes
+    echo:    navy green | 1+ 2+; colors yes, 2 words yes, include yes: yes
+
+`--train` continues the warm-start build (recipe 11, before its judging phase) for the judging
+phase's 200 steps (k2rl.bootstrap.sft.judging_phase, the default's share and rate) with the echo
+check in the scripts, and saves the model. `--free MODEL` has a model write its check lines greedily
+(free generation, the script's own answer as its working) on --n eval-split instruction pairs and
+counts: the finding right (": yes" exactly when the reply meets every constraint), the line exact,
+and pairs whose expert reply got "yes" and wrong reply "no".
+
+    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --train --out DIR
+    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --free DIR [--echo] [--n 40]
+
+Results: bench/results/instr_check_probe.json (one entry per --free model).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import envs  # noqa: F401  (registers the environments)
+import envs.instructions as instructions
+from envs.base import check_line
+from rewards.instructions import edges_stripped, satisfied, visible_form, words
+
+OUT = Path(__file__).resolve().parent / "results" / "instr_check_probe.json"
+WARM_START = Path("~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe").expanduser()  # recipe 11
+
+
+def finding(response: str, constraint: dict) -> str:
+    """What the echo check notes for one constraint, with nothing copied from the question."""
+    kind = constraint["kind"]
+    if kind in ("include", "exclude"):
+        return "include" if kind == "include" else "avoid"
+    if kind == "topic":
+        return constraint["name"]
+    if kind in ("max_words", "min_words"):
+        return f"{len(words(response))} words"
+    return instructions._observed(response, constraint)
+
+
+def marks(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
+    """One mark a word, numbered: "1+ 2?" (on topic or not), without the words."""
+    topic = {visible_form(w) for w in vocabulary}
+    return " ".join(f"{i}{'+' if edges_stripped(visible_form(w)) in topic else '?'}"
+                    for i, w in enumerate(words(response)[:most], 1)) or "0"
+
+
+def echo_check(self, response: str) -> str:
+    problem = self._require_active()
+    spec, met = problem.answer, satisfied(response, problem.answer)
+    return check_line(f"{response} | {marks(response, problem.vocabulary)}; " + ", ".join(
+        f"{finding(response, c)} {'yes' if ok else 'no'}" for c, ok in zip(spec, met)), all(met))
+
+
+def train(out: Path, steps: int) -> dict:
+    from transformers import AutoModelForCausalLM
+
+    from k2rl.bootstrap.sft import judging_phase
+    from k2rl.config import DefaultModelConfig
+    from k2rl.lm.chat import load_tokenizer
+
+    instructions.InstructionsEnv.judge_check = echo_check
+    tokenizer = load_tokenizer(WARM_START)
+    model = AutoModelForCausalLM.from_pretrained(WARM_START, dtype=torch.float32)
+    result = judging_phase(model, tokenizer, DefaultModelConfig(judge_steps=steps))
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return result
+
+
+def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
+    from transformers import AutoModelForCausalLM
+
+    from critic.layout import check_messages
+    from critic.rubrics import load_rubrics, rubrics_for
+    from k2rl.bootstrap.sft import make_judge_envs
+    from k2rl.config import DefaultModelConfig
+    from k2rl.lm.chat import load_tokenizer
+    from k2rl.step.critic_demos import expert_transcript
+    from k2rl.step.judge_ids import open_ids
+
+    tokenizer = load_tokenizer(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    env = next(e for e in make_judge_envs(DefaultModelConfig()) if e.task == "instructions")
+    rubrics = rubrics_for("instructions", load_rubrics())
+    rng = np.random.default_rng(7)
+    right = exact = pairs = echoed = 0
+    examples = []
+    for s in range(n):
+        question, _ = env.reset(seed=10_000 + s, options={"split": "eval"})
+        good = expert_transcript(env, rng)
+        env.reset(seed=10_000 + s, options={"split": "eval"})
+        bad, own = env.rejected_response(rng), env.judge_working()
+        said = []
+        for reply in (good, bad):
+            ids = open_ids(tokenizer, check_messages(question, rubrics, own, reply))
+            with torch.no_grad():
+                out = model.generate(torch.tensor([ids]), max_new_tokens=130, do_sample=False)
+            text = tokenizer.decode(out[0][len(ids):], skip_special_tokens=True).strip()
+            truth = "yes" if all(satisfied(reply, env.problem.answer)) else "no"
+            said.append(text.rsplit(":", 1)[-1].strip())
+            right += said[-1] == truth
+            exact += text == env.judge_check(reply)
+            echoed += text.split(" | ")[0] == reply  # the echo check's first part
+            if len(examples) < show:
+                examples.append({"question": question, "reply": reply, "wrote": text,
+                                 "script": env.judge_check(reply)})
+        pairs += said == ["yes", "no"]
+    return {"pairs": n, "lines": 2 * n, "finding_right": right / (2 * n),
+            "line_exact": exact / (2 * n), "reply_echoed": echoed / (2 * n),
+            "pair_yes_no": pairs / n, "examples": examples}
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--train", action="store_true", help="build the echo-check model into --out")
+    p.add_argument("--out", type=Path, default=Path("instr_echo_model"))
+    p.add_argument("--steps", type=int, default=200, help="judging-phase steps (the default's)")
+    p.add_argument("--free", type=Path, help="a model folder whose check lines to measure")
+    p.add_argument("--echo", action="store_true", help="the model was taught the echo check")
+    p.add_argument("--n", type=int, default=40, help="eval-split pairs")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    if args.train:
+        print(train(args.out, args.steps), flush=True)
+    if args.free:
+        if args.echo:
+            instructions.InstructionsEnv.judge_check = echo_check
+        row = free_checks(args.free, args.n)
+        row.update(echo=args.echo, when=datetime.datetime.now().isoformat(timespec="seconds"))
+        print(json.dumps({k: v for k, v in row.items() if k != "examples"}), flush=True)
+        old = json.loads(OUT.read_text()) if OUT.exists() else {}
+        old[f"{args.free.name}{' (echo)' if args.echo else ''}"] = row
+        OUT.write_text(json.dumps(old, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -9,16 +9,17 @@ with no quoted word to copy from the question:
 
     current: 1 navy+ 2 green+; colors yes, 2 words yes, has 'navy' yes: yes
     echo:    navy green | 1+ 2+; colors yes, 2 words yes, include yes: yes
+    decide:  colors yes, min 2 words yes, include yes: yes   (findings only, nothing listed)
 
 `--train` continues the warm-start build (recipe 11, before its judging phase) for the judging
-phase's 200 steps (k2rl.bootstrap.sft.judging_phase, the default's share and rate) with the echo
-check in the scripts, and saves the model. `--free MODEL` has a model write its check lines greedily
+phase's 200 steps (k2rl.bootstrap.sft.judging_phase, the default's share and rate) with the
+--check layout in the scripts, and saves the model. `--free MODEL` has a model write its check lines greedily
 (free generation, the script's own answer as its working) on --n eval-split instruction pairs and
 counts: the finding right (": yes" exactly when the reply meets every constraint), the line exact,
 and pairs whose expert reply got "yes" and wrong reply "no".
 
-    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --train --out DIR
-    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --free DIR [--echo] [--n 40]
+    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --train --check echo --out DIR
+    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --free DIR --check echo [--n 60]
 
 Results: bench/results/instr_check_probe.json (one entry per --free model).
 """
@@ -42,7 +43,7 @@ WARM_START = Path("~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe").expanduser()  
 
 
 def finding(response: str, constraint: dict) -> str:
-    """What the echo check notes for one constraint, with nothing copied from the question."""
+    """What the echo check notes for one constraint: nothing copied from the question."""
     kind = constraint["kind"]
     if kind in ("include", "exclude"):
         return "include" if kind == "include" else "avoid"
@@ -67,14 +68,27 @@ def echo_check(self, response: str) -> str:
         f"{finding(response, c)} {'yes' if ok else 'no'}" for c, ok in zip(spec, met)), all(met))
 
 
-def train(out: Path, steps: int) -> dict:
+def decide_check(self, response: str) -> str:
+    """Findings only, nothing listed: each constraint as the prompt states it (the quoted word
+    left out) and whether the reply meets it."""
+    problem = self._require_active()
+    spec, met = problem.answer, satisfied(response, problem.answer)
+    return check_line(", ".join(
+        f"{finding(response, c) if c['kind'] in ('include', 'exclude', 'topic') else instructions.describe(c)}"
+        f" {'yes' if ok else 'no'}" for c, ok in zip(spec, met)), all(met))
+
+
+CHECKS = {"echo": echo_check, "decide": decide_check}
+
+
+def train(out: Path, steps: int, check: str) -> dict:
     from transformers import AutoModelForCausalLM
 
     from k2rl.bootstrap.sft import judging_phase
     from k2rl.config import DefaultModelConfig
     from k2rl.lm.chat import load_tokenizer
 
-    instructions.InstructionsEnv.judge_check = echo_check
+    instructions.InstructionsEnv.judge_check = CHECKS[check]
     tokenizer = load_tokenizer(WARM_START)
     model = AutoModelForCausalLM.from_pretrained(WARM_START, dtype=torch.float32)
     result = judging_phase(model, tokenizer, DefaultModelConfig(judge_steps=steps))
@@ -116,7 +130,7 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
             said.append(text.rsplit(":", 1)[-1].strip())
             right += said[-1] == truth
             exact += text == env.judge_check(reply)
-            echoed += text.split(" | ")[0] == reply  # the echo check's first part
+            echoed += text.split(" | ")[0] == reply  # the echo layout's first part
             if len(examples) < show:
                 examples.append({"question": question, "reply": reply, "wrote": text,
                                  "script": env.judge_check(reply)})
@@ -132,20 +146,21 @@ def main(argv=None) -> None:
     p.add_argument("--out", type=Path, default=Path("instr_echo_model"))
     p.add_argument("--steps", type=int, default=200, help="judging-phase steps (the default's)")
     p.add_argument("--free", type=Path, help="a model folder whose check lines to measure")
-    p.add_argument("--echo", action="store_true", help="the model was taught the echo check")
+    p.add_argument("--check", choices=["numbered", *CHECKS], default="numbered",
+                   help="the check layout the model was (--train: is to be) taught")
     p.add_argument("--n", type=int, default=40, help="eval-split pairs")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     if args.train:
-        print(train(args.out, args.steps), flush=True)
+        print(train(args.out, args.steps, args.check), flush=True)
     if args.free:
-        if args.echo:
-            instructions.InstructionsEnv.judge_check = echo_check
+        if args.check in CHECKS:
+            instructions.InstructionsEnv.judge_check = CHECKS[args.check]
         row = free_checks(args.free, args.n)
-        row.update(echo=args.echo, when=datetime.datetime.now().isoformat(timespec="seconds"))
+        row.update(check=args.check, when=datetime.datetime.now().isoformat(timespec="seconds"))
         print(json.dumps({k: v for k, v in row.items() if k != "examples"}), flush=True)
         old = json.loads(OUT.read_text()) if OUT.exists() else {}
-        old[f"{args.free.name}{' (echo)' if args.echo else ''}"] = row
+        old[f"{args.free.name} ({args.check})"] = row
         OUT.write_text(json.dumps(old, indent=1) + "\n")
 
 

@@ -207,6 +207,12 @@ class TextEnv(gymnasium.Env[str, str]):
         raise NotImplementedError
 
     @classmethod
+    def corrects_checks(cls) -> bool:
+        """Whether this env's check lines follow from the reply and the own answer alone
+        (it implements `check_against`)."""
+        return cls.check_against.__func__ is not TextEnv.check_against.__func__
+
+    @classmethod
     def teaches_judging(cls) -> bool:
         """Whether this env has the judge's scripted expert (the three methods above)."""
         return all(getattr(cls, m) is not getattr(TextEnv, m)

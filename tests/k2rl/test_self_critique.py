@@ -22,6 +22,7 @@ import envs  # noqa: F401
 from envs.arithmetic import WorkedArithmeticEnv
 from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
+from envs.instructions import InstructionsEnv
 from k2rl.bootstrap.model import build_tokenizer
 from k2rl.bootstrap.sft import make_judge_envs
 from k2rl.config import DefaultModelConfig
@@ -434,4 +435,5 @@ def test_the_run_s_correctors_are_its_tasks_that_check_against_an_own_answer():
                             "k2rl/Chat-v1"])
     assert sorted(fix) == ["arithmetic", "chat"]
     assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_against
+    assert ChatEnv.corrects_checks() and not InstructionsEnv.corrects_checks()
     assert fix["chat"]("7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"

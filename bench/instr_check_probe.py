@@ -1,11 +1,11 @@
-"""Probe: would an instruction check that copies the reply verbatim let the default judge read it?
+"""Probe: would another layout of the instruction check let the default judge read the reply?
 
 The instruction check lists the reply's words numbered ("1 navy+ 2 green+"), and the 3.4 M-parameter
 default writes the topic's commonest words instead (bench/README.md, "Why the checks fail"): a list
 whose words are split by numbers gives a copying attention no context to match. This probe tries
-the layout a small copier should find easiest: the reply echoed verbatim first (each next character
+the layout a small copier should find easiest, the reply echoed verbatim first (each next character
 follows the one just written, as in the reply right above), then a mark per word, then the findings,
-with no quoted word to copy from the question:
+with no quoted word to copy from the question; and one with no copy of the reply at all:
 
     current: 1 navy+ 2 green+; colors yes, 2 words yes, has 'navy' yes: yes
     echo:    navy green | 1+ 2+; colors yes, 2 words yes, include yes: yes

@@ -122,7 +122,23 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
 
 def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
                pool: list[Request] | None, record: StepRecord) -> list[Group]:
-    """Sample the step's prompts, roll them out, judge and store them before training."""
+    """The step's finished groups, rewarded and stored before training: rolled out
+    (`roll_out`), judged where their task's reward is the critic's, given their length
+    rewards, then kept (`keep`)."""
+    groups, carry = roll_out(cfg, store, workers, step, pool)
+    if any(g.judged for g in groups):  # critic-rewarded tasks: the policy judges its groups
+        with record.timed("time/critic"):
+            groups = workers.judge(groups)
+    if cfg.train.length_reward_weight > 0 and step > cfg.train.length_reward_warmup:
+        add_length_rewards(groups, cfg.train.length_reward_weight)
+    keep(cfg, store, step, groups, carry)
+    return groups
+
+
+def roll_out(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
+             pool: list[Request] | None) -> tuple[list[Group], list[Group] | None]:
+    """Sample the step's prompts and roll them out with the groups paused last step; returns
+    the finished groups and, with partial rollouts, those paused again (None without)."""
     rates = store.success_rates if cfg.rollout.prioritized else None
     requests = sample_requests(cfg, step, pool, rates)
     partial = cfg.rollout.partial_budget > 0
@@ -131,12 +147,13 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
         g.request.temperature = temperature_at(cfg, step, g.request.env_id)
     groups = workers.rollout(requests, step, carried, partial)
     carry = [g for g in groups if g.paused] if partial else None
-    groups = [g for g in groups if not g.paused]  # a group is scored only once all of it is done
-    if any(g.judged for g in groups):  # critic-rewarded tasks: the policy judges its groups
-        with record.timed("time/critic"):
-            groups = workers.judge(groups)
-    if cfg.train.length_reward_weight > 0 and step > cfg.train.length_reward_warmup:
-        add_length_rewards(groups, cfg.train.length_reward_weight)
+    return [g for g in groups if not g.paused], carry  # a group is scored once all of it is done
+
+
+def keep(cfg: Config, store: RunStore, step: int, groups: list[Group],
+         carry: list[Group] | None) -> None:
+    """Store the step's groups (and the paused ones), their outcomes for prioritised sampling
+    and, with the critic's refresh on, their labelled pairs."""
     store.add_rollouts(step, groups, carry)
     trajs = trajectories(groups)
     verifiable = [t for t in trajs if not t.judged]  # a judged task's `correct` is a report
@@ -145,7 +162,6 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
                           [float(t.correct) for t in trajs + verifiable])
     if cfg.critic.refresh:
         store_pairs(store, harvest(groups))
-    return groups
 
 
 def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[Pair] | None:

@@ -73,9 +73,10 @@ def decide_check(self, response: str) -> str:
     left out) and whether the reply meets it."""
     problem = self._require_active()
     spec, met = problem.answer, satisfied(response, problem.answer)
-    return check_line(", ".join(
-        f"{finding(response, c) if c['kind'] in ('include', 'exclude', 'topic') else instructions.describe(c)}"
-        f" {'yes' if ok else 'no'}" for c, ok in zip(spec, met)), all(met))
+    named = [finding(response, c) if c["kind"] in ("include", "exclude", "topic")
+             else instructions.describe(c) for c in spec]
+    return check_line(", ".join(f"{name} {'yes' if ok else 'no'}"
+                                for name, ok in zip(named, met)), all(met))
 
 
 CHECKS = {"echo": echo_check, "decide": decide_check}
@@ -126,14 +127,14 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
             with torch.no_grad():
                 out = model.generate(torch.tensor([ids]), max_new_tokens=130, do_sample=False)
             text = tokenizer.decode(out[0][len(ids):], skip_special_tokens=True).strip()
-            truth = "yes" if all(satisfied(reply, env.problem.answer)) else "no"
+            script = env.judge_check(reply)
             said.append(text.rsplit(":", 1)[-1].strip())
-            right += said[-1] == truth
-            exact += text == env.judge_check(reply)
+            right += said[-1] == script.rsplit(":", 1)[-1].strip()  # the script's own finding
+            exact += text == script
             echoed += text.split(" | ")[0] == reply  # the echo layout's first part
             if len(examples) < show:
                 examples.append({"question": question, "reply": reply, "wrote": text,
-                                 "script": env.judge_check(reply)})
+                                 "script": script})
         pairs += said == ["yes", "no"]
     return {"pairs": n, "lines": 2 * n, "finding_right": right / (2 * n),
             "line_exact": exact / (2 * n), "reply_echoed": echoed / (2 * n),
@@ -142,13 +143,13 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--train", action="store_true", help="build the echo-check model into --out")
-    p.add_argument("--out", type=Path, default=Path("instr_echo_model"))
+    p.add_argument("--train", action="store_true", help="build a model taught the --check layout into --out")
+    p.add_argument("--out", type=Path, default=Path("instr_check_model"))
     p.add_argument("--steps", type=int, default=200, help="judging-phase steps (the default's)")
     p.add_argument("--free", type=Path, help="a model folder whose check lines to measure")
     p.add_argument("--check", choices=["numbered", *CHECKS], default="numbered",
                    help="the check layout the model was (--train: is to be) taught")
-    p.add_argument("--n", type=int, default=40, help="eval-split pairs")
+    p.add_argument("--n", type=int, default=60, help="eval-split pairs")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     if args.train:

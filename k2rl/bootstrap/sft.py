@@ -90,7 +90,7 @@ def bucketed_nll_backward(model, seqs: list, pad_id: int, budget: int = SFT_CHUN
     total = max(1, sum(sum(mask) for _, mask in seqs))
     loss = 0.0
     for chunk in length_chunks([len(ids) for ids, _ in seqs], budget):
-        batch = collate([seqs[i] for i in chunk], pad_id)
+        batch = collate([seqs[i] for i in chunk], pad_id, next(model.parameters()).device)
         logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
         part = -(logp * batch["loss_mask"]).sum() / total
         part.backward()

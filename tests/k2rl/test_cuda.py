@@ -1,7 +1,7 @@
 """The trainer's GPU code paths, run for real on a CUDA device: bf16 autocast with SDPA, the
 update with AdamW and Muon, LoRA, chunked log-probs, optimizer offload, NCCL collectives and the
 default model's warm-start. Skipped where torch sees no GPU (the development and CI machines);
-run on a lent GPU with `pytest tests/k2rl/test_cuda.py` (docs/scaling.md, "On a GPU").
+run on a lent GPU with `pytest tests/k2rl/test_cuda.py` (docs/scaling.md, "What has run on a GPU").
 test_gpu_path.py covers the same paths' CPU-side logic everywhere."""
 import copy
 
@@ -145,3 +145,17 @@ def test_the_default_model_s_warm_start_trains_on_the_gpu():
     stats = sft.train_steps(model, tokenizer, lambda: next(seqs), 8, 16, 3e-3, "gpu", False)
     assert stats["last_loss"] < stats["first_loss"]
     assert next(model.parameters()).device.type == "cuda"
+
+
+def test_the_default_model_is_built_on_the_gpu_and_saved_from_the_cpu(tmp_path):
+    from k2rl.bootstrap.model import build_device, default_model
+    from k2rl.config import ModelConfig
+
+    assert build_device() == "cuda"
+    cfg = ModelConfig(default=DefaultModelConfig(
+        hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=2,
+        sft_batch=4, judge_steps=2, cache_dir=str(tmp_path)))
+    out = default_model(cfg, progress=False)
+    from transformers import AutoModelForCausalLM
+
+    assert AutoModelForCausalLM.from_pretrained(out).num_parameters() > 0

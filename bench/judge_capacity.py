@@ -19,6 +19,12 @@ CPU-built default, to tie these figures to the vLLM path's).
     PYTHONPATH=. python bench/judge_capacity.py --pairs bench/results/heldout_pairs_judge_corr.jsonl \
         --size mid --device cuda --out results.json
     PYTHONPATH=. python bench/judge_capacity.py --pairs ... --model ~/.cache/k2rl/models/qwen2-char-X
+    PYTHONPATH=. python bench/judge_capacity.py --pairs ... --size default \
+        --start ~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe --judge-steps 1500 [--instr-check local]
+
+`--start` continues a warm-started build (recipe 11's, before its judging phase) for a judging
+phase of `--judge-steps`; `--instr-check local` writes the instruction checks' scripts with each
+bound beside its count (`local_observed`); `--save DIR` keeps the model.
 
 Results: bench/results/judge_capacity.json (one entry per model measured).
 """
@@ -30,12 +36,16 @@ import datetime
 import functools
 import json
 import multiprocessing
+import re
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from envs.instructions import _observed as env_observed, describe
+from rewards import instructions as rules
 
 OUT = Path(__file__).resolve().parent / "results" / "judge_capacity.json"
 
@@ -50,25 +60,21 @@ SIZES = {  # Qwen2 shapes; "default" is model.default's own
 def local_observed(response: str, constraint: dict) -> str:
     """The "local" instruction check (`--instr-check local`): each finding is written next to
     both of its operands, the reply's count and the instruction's bound ("1 words, min 2"),
-    so its yes/no compares two numbers side by side instead of one with a number in the question."""
-    import re
+    so its yes/no compares two numbers side by side, not one with a number in the question:
 
-    from envs.instructions import describe
-    from rewards import instructions as rules
-
-    _observed = ENV_OBSERVED
-
+        numbered: 1 navy+; colors yes, 1 words yes, has 'navy' yes: yes
+        local:    1 navy+; colors yes, 1 words, min 2 words no, has 'navy' yes: no
+    """
     kind = constraint["kind"]
     if kind in ("max_words", "min_words", "max_chars"):
-        return f"{_observed(response, constraint)}, {describe(constraint)}"
+        return f"{env_observed(response, constraint)}, {describe(constraint)}"
     if kind == "sentences":
         n = sum(1 for part in rules._SENTENCE_END.split(response) if re.search(rules._ALNUM, part))
         return f"{n} sentences, want {constraint['n']}"
-    return _observed(response, constraint)
+    return env_observed(response, constraint)
 
 
 INSTR_CHECKS = {"numbered": None, "local": local_observed}
-from envs.instructions import _observed as ENV_OBSERVED  # noqa: E402  (the env's own)
 
 
 def _batch(args) -> list:
@@ -93,7 +99,7 @@ def _batch(args) -> list:
     return out
 
 
-def build(size: str, device: str, lr_scale: float, chunk_tokens: int, procs: int,
+def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, procs: int,
           steps_scale: float = 1.0, start: Path | None = None, judge_steps: int | None = None):
     """The default recipe's build at `size`: warm-start then judging phase, on `device`, from
     sequences drawn in `procs` processes, each forward over at most `chunk_tokens` padded
@@ -242,8 +248,9 @@ def main(argv=None) -> None:
     p.add_argument("--save", type=Path, help="save the built model here")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--lr-scale", type=float, default=1.0, help="times both phases' peak rates")
-    p.add_argument("--chunk-tokens", type=int, default=16384,
-                   help="padded tokens per forward of a build step (the CPU build's: 2048)")
+    p.add_argument("--chunk-tokens", type=int,
+                   help="padded tokens per forward of a build step (default: the device's, "
+                        "k2rl.bootstrap.sft.bucketed_nll_backward)")
     p.add_argument("--procs", type=int, default=max(1, (multiprocessing.cpu_count() or 2) - 1))
     p.add_argument("--steps-scale", type=float, default=1.0, help="(smoke tests) times the steps")
     p.add_argument("--out", type=Path, default=OUT)

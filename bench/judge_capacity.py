@@ -20,11 +20,14 @@ CPU-built default, to tie these figures to the vLLM path's).
         --size mid --device cuda --out results.json
     PYTHONPATH=. python bench/judge_capacity.py --pairs ... --model ~/.cache/k2rl/models/qwen2-char-X
     PYTHONPATH=. python bench/judge_capacity.py --pairs ... --size default \
-        --start ~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe --judge-steps 1500 [--instr-check local]
+        --start ~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe --judge-steps 1500 [--save DIR]
+    PYTHONPATH=. python bench/judge_capacity.py --pairs ... --size default --judge-steps 0 --save W
 
 `--start` continues a warm-started build (recipe 11's, before its judging phase) for a judging
-phase of `--judge-steps`; `--instr-check local` writes the instruction checks' scripts with each
-bound beside its count (`local_observed`); `--save DIR` keeps the model.
+phase of `--judge-steps` (0: the warm-start alone); `--save DIR` keeps the model; `--judgments F`
+writes every judgment, with the judge's own working, to F. The instruction checks are the env's
+own (envs/instructions.py); the "local" layout this probe once patched in is the env's since
+recipe 12.
 
 Results: bench/results/judge_capacity.json (one entry per model measured).
 """
@@ -44,8 +47,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from envs.instructions import _observed as env_observed, describe
-from rewards import instructions as rules
 
 OUT = Path(__file__).resolve().parent / "results" / "judge_capacity.json"
 
@@ -55,26 +56,6 @@ SIZES = {  # Qwen2 shapes; "default" is model.default's own
     "mid": dict(hidden_size=512, num_layers=8, num_heads=8, intermediate_size=2048),
     "large": dict(hidden_size=768, num_layers=12, num_heads=12, intermediate_size=3072),
 }
-
-
-def local_observed(response: str, constraint: dict) -> str:
-    """The "local" instruction check (`--instr-check local`): each finding is written next to
-    both of its operands, the reply's count and the instruction's bound ("1 words, min 2"),
-    so its yes/no compares two numbers side by side, not one with a number in the question:
-
-        numbered: 1 navy+; colors yes, 1 words yes, has 'navy' yes: yes
-        local:    1 navy+; colors yes, 1 words, min 2 words no, has 'navy' yes: no
-    """
-    kind = constraint["kind"]
-    if kind in ("max_words", "min_words", "max_chars"):
-        return f"{env_observed(response, constraint)}, {describe(constraint)}"
-    if kind == "sentences":
-        n = sum(1 for part in rules._SENTENCE_END.split(response) if re.search(rules._ALNUM, part))
-        return f"{n} sentences, want {constraint['n']}"
-    return env_observed(response, constraint)
-
-
-INSTR_CHECKS = {"numbered": None, "local": local_observed}
 
 
 def _batch(args) -> list:
@@ -127,7 +108,7 @@ def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, pro
              "sft_lr": cfg.sft_lr * lr_scale, "judge_lr": cfg.judge_lr * lr_scale}
     with multiprocessing.get_context("fork").Pool(procs) as pool:
         phases = [("warm", cfg.sft_steps, cfg.sft_lr)] * (start is None) + [
-            ("judge", cfg.judge_steps, cfg.judge_lr)]
+            ("judge", cfg.judge_steps, cfg.judge_lr)] * (cfg.judge_steps > 0)
         for phase, steps, lr in phases:
             t = time.time()
             batches = pool.map(_batch, [(phase, cfg, [cfg.seed, phase == "judge", s])
@@ -198,8 +179,9 @@ def hf_score(model, tokenizer, batch: int = 128):
     return score
 
 
-def measure(model, tokenizer, pairs, max_len: int = 1024) -> dict:
-    """The judge on `pairs` and the policy's greedy held-out accuracy, from the HF model."""
+def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | None = None) -> dict:
+    """The judge on `pairs` and the policy's greedy held-out accuracy, from the HF model;
+    every judgment, laid out as `k2rl critic eval --show` does, to `judgments_to` if given."""
     from critic.evaluate import evaluate_judge, format_judgments
     from critic.rubrics import load_rubrics
     from k2rl.config import load_config
@@ -212,6 +194,8 @@ def measure(model, tokenizer, pairs, max_len: int = 1024) -> dict:
     judge = judge_with(generate, score, tokenizer, max_len)
     result, judgments = evaluate_judge(pairs, load_rubrics(), judge, 0.0)
     judge_s = time.time() - t
+    if judgments_to:
+        judgments_to.write_text(format_judgments(pairs, judgments, len(pairs)) + "\n")
     cfg = load_config()
     t = time.time()
     groups = rollout(eval_requests(cfg), tokenizer, generate, 0, cfg.rollout.truncation_penalty,
@@ -243,8 +227,8 @@ def main(argv=None) -> None:
     p.add_argument("--start", type=Path, help="with --size default: a warm-started build (before its "
                    "judging phase) to continue, instead of a warm-start from scratch")
     p.add_argument("--judge-steps", type=int, help="judging-phase steps (default: the recipe's 200)")
-    p.add_argument("--instr-check", choices=sorted(INSTR_CHECKS), default="numbered",
-                   help="the instruction check's layout in the scripts (numbered: the env's own)")
+    p.add_argument("--name", help="the result's name (default: from the arguments)")
+    p.add_argument("--judgments", type=Path, help="also write every judgment here (--show's layout)")
     p.add_argument("--save", type=Path, help="save the built model here")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--lr-scale", type=float, default=1.0, help="times both phases' peak rates")
@@ -260,15 +244,11 @@ def main(argv=None) -> None:
     from transformers import AutoModelForCausalLM
 
     pairs = read_pairs(args.pairs)
-    if INSTR_CHECKS[args.instr_check]:
-        import envs.instructions
-
-        envs.instructions._observed = INSTR_CHECKS[args.instr_check]
     t = time.time()
     if args.size:
         model, tokenizer, stats = build(args.size, args.device, args.lr_scale, args.chunk_tokens,
                                         args.procs, args.steps_scale, args.start, args.judge_steps)
-        name = f"{args.size} (lr x{args.lr_scale}, {args.instr_check} check)" + (
+        name = args.name or f"{args.size} (lr x{args.lr_scale})" + (
             f" from {args.start.name}, judging phase {args.judge_steps}" if args.start else "")
         if args.save:
             model.save_pretrained(args.save)
@@ -277,9 +257,11 @@ def main(argv=None) -> None:
         tokenizer = load_tokenizer(args.model)
         model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
         model = model.to(args.device).eval()
-        stats, name = {"params": sum(p.numel() for p in model.parameters())}, args.model.name
+        stats = {"params": sum(p.numel() for p in model.parameters())}
+        name = args.name or args.model.name
     built = time.time() - t
-    row = {**stats, "build_seconds": round(built, 1), **measure(model, tokenizer, pairs),
+    row = {**stats, "build_seconds": round(built, 1),
+           **measure(model, tokenizer, pairs, judgments_to=args.judgments),
            "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
            "pairs": str(args.pairs), "when": datetime.datetime.now().isoformat(timespec="seconds")}
     j = row["judge"]

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line
-from rewards.instructions import edges_stripped, follow_score, satisfied, visible_form, words
+from rewards.instructions import (edges_stripped, follow_score, satisfied, sentence_count,
+                                  visible_form, words)
 
 # Short topic words keep answers within a 32-token budget.
 TOPICS: dict[str, tuple[str, ...]] = {
@@ -39,10 +40,12 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "List animals.": ("cat", "dog", "cow", "owl", "fox", "bee", "pig", "hen", "elk"),
     "List drinks.": ("tea", "milk", "juice", "soda", "water", "cola", "wine", "cocoa"),
 }
+ALL_WORDS = frozenset(word for group in TOPICS.values() for word in group)
 GROUPS = ("format", "case", "length", "word")  # prompt order: canonical
 MAX_CONSTRAINTS = 3
 MAX_RESPONSE_CHARS = 28  # the expert's answers fit the budget with room for EOS
 MAX_TRIES = 1_000
+TYPO_RATE = 0.5  # share of the judge's rejected replies with a misspelled word (misspell)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,34 @@ def compose(spec: list[dict], vocabulary: tuple[str, ...],
     return text
 
 
+def misspell(word: str, rng: np.random.Generator) -> str:
+    """A near miss of ``word`` as a sampling policy writes one, never a topic word: a letter
+    dropped, doubled, swapped with the next or changed, the word cut short, or run into
+    another topic word ("aple", "lum", "applum"). The held-out pairs' wrong replies are full
+    of these; a judge taught only on whole topic words copied them as the word they resemble
+    ("APLE" as "APPLE+") and passed them (bench/README.md, "The judge's build")."""
+    for _ in range(MAX_TRIES):
+        i = int(rng.integers(len(word)))
+        how = int(rng.integers(6))
+        if how == 0 and len(word) > 2:
+            out = word[:i] + word[i + 1:]
+        elif how == 1:
+            out = word[:i] + word[i] + word[i:]
+        elif how == 2 and len(word) > 2:
+            i = min(i, len(word) - 2)
+            out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+        elif how == 3:
+            out = word[:i] + "abcdefghijklmnopqrstuvwxyz"[int(rng.integers(26))] + word[i + 1:]
+        elif how == 4 and len(word) > 2:
+            out = word[:int(rng.integers(2, len(word)))]
+        else:
+            other = _pick(sorted(ALL_WORDS), rng)
+            out = word[:max(1, i)] + other[int(rng.integers(1, len(other))):]
+        if out.isalpha() and out not in ALL_WORDS:
+            return out
+    raise RuntimeError(f"no misspelling of {word!r} in {MAX_TRIES} draws")
+
+
 class InstructionsEnv(TextEnv):
     """A topic and 1 to 3 constraints from distinct groups; the action is the answer."""
 
@@ -217,7 +248,7 @@ class InstructionsEnv(TextEnv):
 
     def judge_check(self, response: str) -> str:
         """The reply's words, numbered and each marked on topic or not, then one finding per
-        constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words yes: no"."""
+        constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words, max 3 yes: no"."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec = problem.answer
@@ -228,7 +259,7 @@ class InstructionsEnv(TextEnv):
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """Topic words that break at least one constraint: a wrong count, case or format, the
-        quoted word missing or present."""
+        quoted word missing or present; in half of them a word is misspelled (`misspell`)."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec, vocabulary = problem.answer, list(problem.vocabulary)
@@ -240,6 +271,9 @@ class InstructionsEnv(TextEnv):
         for _ in range(MAX_TRIES):
             count = int(rng.integers(1, 7))  # up to 6: past every max_words
             picked = [str(w) for w in rng.permutation(vocabulary)[:count]]
+            if rng.random() < TYPO_RATE:
+                at = int(rng.integers(count))
+                picked[at] = misspell(picked[at], rng)
             if rng.random() < 0.5:  # near the expert's answer: keep its format, break one part
                 fmt = spec
             else:
@@ -273,14 +307,18 @@ def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
 
 
 def _observed(response: str, constraint: dict) -> str:
-    """What the judge notes of ``response`` for one constraint: "3 words", "has 'fig'"."""
+    """What the judge notes of ``response`` for one constraint, a count next to the bound it
+    is held to ("1 words, min 2", "3 sentences, want 2"), so that each yes/no compares
+    two numbers side by side rather than one with a number back in the question (the local
+    check: instructions 54% -> 62% on held-out pairs, bench/README.md, "The judge's build")."""
     kind = constraint["kind"]
+    bound = describe(constraint).rsplit(" ", 1)[0]  # "max 3", its unit said once
     if kind in ("max_words", "min_words"):
-        return f"{len(words(response))} words"
+        return f"{len(words(response))} words, {bound}"
     if kind == "max_chars":
-        return f"{len(response.strip())} chars"
+        return f"{len(response.strip())} chars, {bound}"
     if kind == "sentences":
-        return f"{constraint['n']} sentences"
+        return f"{sentence_count(response)} sentences, want {constraint['n']}"
     if kind == "include":
         return f"has '{constraint['word']}'"
     if kind == "exclude":

@@ -255,10 +255,15 @@ def bullets(text: str, params: dict[str, Any]) -> bool:
     return bool(lines) and all(_BULLET.match(line) for line in lines)
 
 
+def sentence_count(text: str) -> int:
+    """Sentences: runs with a letter or digit between sentence ends ("fig. p= lime." has 3)."""
+    return sum(1 for part in _SENTENCE_END.split(text) if _HAS_ALNUM.search(part))
+
+
 def sentences(text: str, params: dict[str, Any]) -> bool:
-    """Exactly ``params["n"]`` sentences; a trailing one without a full stop counts."""
-    parts = _SENTENCE_END.split(text)
-    return sum(1 for part in parts if re.search(_ALNUM, part)) == params["n"]
+    """Exactly ``params["n"]`` sentences (``sentence_count``); a trailing one without a full
+    stop counts."""
+    return sentence_count(text) == params["n"]
 
 
 CHECKS: dict[str, Check] = {

@@ -22,7 +22,7 @@ from k2rl.step.group import Trajectory
 # scripted check (a chat fact compared a character at a time, or eight listed words and four
 # constraints: tests/envs/test_contract.py) fit.
 SOLVE_TOKENS = 48
-CHECK_TOKENS = 120
+CHECK_TOKENS = 128
 CUT = "..."  # marks an answer shortened to fit the engine
 
 

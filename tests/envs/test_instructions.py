@@ -5,6 +5,7 @@ The checks every env must pass are in test_contract.py.
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 
 from envs.instructions import InstructionsEnv
@@ -91,3 +92,46 @@ def test_v1_takes_the_topic_as_a_constraint_of_every_spec() -> None:
             assert follow_score(env.expert_action(rng), spec) == 1.0
     assert len(scores[0]) > 100 and set(scores[0]) == {1.0}  # v0: nonsense meets everything
     assert max(scores[1]) < 1.0  # v1: never
+
+
+def test_a_misspelling_is_a_near_miss_and_never_a_topic_word() -> None:
+    from envs.instructions import ALL_WORDS, misspell
+
+    rng = np.random.default_rng(0)
+    for word in sorted(ALL_WORDS):
+        for _ in range(20):
+            typo = misspell(word, rng)
+            assert typo.isalpha() and typo not in ALL_WORDS and typo != word, (word, typo)
+            assert typo[0] == word[0] or len(typo) != len(word) or sum(
+                a != b for a, b in zip(typo, word)) <= 2, (word, typo)
+
+
+def test_the_judge_s_wrong_replies_misspell_and_its_check_copies_the_misspelling() -> None:
+    """Half the scripted wrong replies misspell a word, as the policy's samples do; the check
+    lists the word as written, marked off topic, and says no."""
+    from envs.instructions import ALL_WORDS
+    from rewards.instructions import edges_stripped, words
+
+    env = gymnasium.make("k2rl/Instructions-v1").unwrapped
+    rng = np.random.default_rng(3)
+    typos = 0
+    for seed in range(200):
+        env.reset(seed=seed)
+        bad = env.rejected_response(rng)
+        odd = [edges_stripped(w) for w in words(bad) if edges_stripped(w).lower() not in ALL_WORDS]
+        if odd:
+            typos += 1
+            check = env.judge_check(bad)
+            assert f" {odd[0]}?" in check and check.endswith(": no"), (bad, check)
+    assert 70 <= typos <= 130, typos
+
+
+def test_an_instruction_finding_holds_the_count_beside_its_bound() -> None:
+    from envs.instructions import _observed
+
+    assert _observed("navy", {"kind": "min_words", "n": 2}) == "1 words, min 2"
+    assert _observed("fig plum kiwi", {"kind": "max_words", "n": 2}) == "3 words, max 2"
+    assert _observed(" fig plum ", {"kind": "max_chars", "n": 12}) == "8 chars, max 12"
+    # counted from the reply as the verifier counts, not copied from the instruction
+    assert _observed("fig. plum. kiwi", {"kind": "sentences", "n": 2}) == "3 sentences, want 2"
+    assert _observed("fig. p= lime.", {"kind": "sentences", "n": 2}) == "2 sentences, want 2"

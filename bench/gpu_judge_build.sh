@@ -1,0 +1,47 @@
+#!/bin/bash
+# One call on a lent GPU (the device tool runs it in the repository root, $OUT coming back):
+# the CUDA tests, then the default recipe's build (recipe 12) measured at three lengths of its
+# judging phase: the warm-start from scratch, then judging phases of 200 (the default), 600
+# and 1500 steps continuing it (and 600 at twice the rate), each measured by
+# bench/judge_capacity.py on the seed-0 default run's held-out pairs (bench/README.md, "The judge's build"). Carry .whl/ (gymnasium 1.4.0 and
+# farama-notifications 0.0.6 wheels, pip download --no-deps; ignored by git here).
+# STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/gpu_judge_build.sh: a CPU smoke run.
+# RECIPE names the results; LENGTHS the phases; LRX2=1 adds 600 steps at twice the rate; KEEP=1
+# brings the warm-start and the 1500-step build back; NO_TESTS=1 skips the CUDA tests. Run from
+# another checkout's root (an older recipe's, with this script and judge_capacity.py copied in),
+# it measures that recipe.
+set -u
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+if command -v nvidia-smi >/dev/null; then  # the lent machine: its torch, the wheels beside it
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=$PWD:/tmp/site PY=python3
+else
+    export PYTHONPATH=$PWD PY=${PY:-.venv/bin/python}
+fi
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+S=${STEPS_SCALE:-1}; P=${PAIRS:-$PWD/bench/results/heldout_pairs_judge_corr.jsonl}
+J="$OUT/judge_capacity.json"; R=${RECIPE:-recipe 12}; W=/tmp/w-${R// /}
+LENGTHS=${LENGTHS:-200 600 1500}  # judging-phase steps measured, each from the warm-start
+steps() { $PY -c "print(max(1, round($1 * $S)))"; }
+if [ "$S" = 1 ] && [ -z "${NO_TESTS:-}" ]; then
+    nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+    timeout 120 $PY -m pytest -q -p no:cacheprovider tests/k2rl/test_cuda.py 2>&1 | tee "$OUT/tests.txt" | tail -4
+fi
+cap() { $PY bench/judge_capacity.py --pairs "$P" --size default --out "$J" --steps-scale "$S" "$@" 2>&1 | grep -v Warning | tail -2; }
+T=${R// /}
+cap --judge-steps 0 --save $W --name "$R warm-start" --judgments "$OUT/j0$T.txt"
+for n in $LENGTHS; do
+    cap --start $W --judge-steps $(steps $n) --name "$R judging phase $n" --judgments "$OUT/j$n$T.txt" \
+        $([ $n = 1500 ] && echo --save /tmp/p1500$T)
+done
+if [ -n "${LRX2:-}" ]; then
+    cap --start $W --judge-steps $(steps 600) --lr-scale 2 --name "$R judging phase 600, judge_lr x2" \
+        --judgments "$OUT/j600x2$T.txt"
+fi
+if [ -n "${KEEP:-}" ]; then  # the models back: weights only (at most 8 files come back)
+    mkdir -p "$OUT/w$T" "$OUT/p1500$T"
+    cp $W/model.safetensors "$OUT/w$T/" && cp /tmp/p1500$T/model.safetensors "$OUT/p1500$T/"
+fi
+for f in "$OUT"/j[0-9]*.txt; do echo "=== $(basename $f)"; cat "$f"; done >> "$OUT/judgments.txt"
+rm -f "$OUT"/j[0-9]*.txt  # (at most 8 files come back)
+ls -la "$OUT"

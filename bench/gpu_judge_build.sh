@@ -1,12 +1,13 @@
 #!/bin/bash
 # One call on a lent GPU (the device tool runs it in the repository root, $OUT coming back):
-# the CUDA tests, then the default recipe's build (recipe 12) measured at three lengths of its
+# the CUDA tests, then the default recipe's build measured at three lengths of its
 # judging phase: the warm-start from scratch, then judging phases of 200 (the default), 600
 # and 1500 steps continuing it (and 600 at twice the rate), each measured by
 # bench/judge_capacity.py on the seed-0 default run's held-out pairs (bench/README.md, "The judge's build"). Carry .whl/ (gymnasium 1.4.0 and
 # farama-notifications 0.0.6 wheels, pip download --no-deps; ignored by git here).
 # STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/gpu_judge_build.sh: a CPU smoke run.
-# RECIPE names the results; LENGTHS the phases; LRX2=1 adds 600 steps at twice the rate; KEEP=1
+# RECIPE names the results; CAP_ARGS adds judge_capacity.py options (the instruction scripts'
+# options: CAP_ARGS="--instr-bounds --misspell-rate 0.5"); LENGTHS the phases; LRX2=1 adds 600 steps at twice the rate; KEEP=1
 # brings the warm-start and the 1500-step build back; NO_TESTS=1 skips the CUDA tests. Run from
 # another checkout's root (an older recipe's, with this script and judge_capacity.py copied in),
 # it measures that recipe.
@@ -27,7 +28,8 @@ if [ "$S" = 1 ] && [ -z "${NO_TESTS:-}" ]; then
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
     timeout 120 $PY -m pytest -q -p no:cacheprovider tests/k2rl/test_cuda.py 2>&1 | tee "$OUT/tests.txt" | tail -4
 fi
-cap() { $PY bench/judge_capacity.py --pairs "$P" --size default --out "$J" --steps-scale "$S" "$@" 2>&1 | grep -v Warning | tail -2; }
+cap() { $PY bench/judge_capacity.py --pairs "$P" --size default --out "$J" --steps-scale "$S" ${CAP_ARGS:-} "$@" \
+    2>&1 | grep -v Warning | tail -2; }
 T=${R// /}
 cap --judge-steps 0 --save $W --name "$R warm-start" --judgments "$OUT/j0$T.txt"
 for n in $LENGTHS; do

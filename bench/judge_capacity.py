@@ -26,8 +26,8 @@ CPU-built default, to tie these figures to the vLLM path's).
 `--start` continues a warm-started build (recipe 11's, before its judging phase) for a judging
 phase of `--judge-steps` (0: the warm-start alone); `--save DIR` keeps the model; `--judgments F`
 writes every judgment, with the judge's own working, to F. The instruction checks are the env's
-own (envs/instructions.py); the "local" layout this probe once patched in is the env's since
-recipe 12.
+own (envs/instructions.py): `--instr-bounds` and `--misspell-rate` set their options (the
+"local" layout this probe once patched in is `--instr-bounds`).
 
 Results: bench/results/judge_capacity.json (one entry per model measured).
 """
@@ -81,10 +81,11 @@ def _batch(args) -> list:
 
 
 def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, procs: int,
-          steps_scale: float = 1.0, start: Path | None = None, judge_steps: int | None = None):
-    """The default recipe's build at `size`: warm-start then judging phase, on `device`, from
-    sequences drawn in `procs` processes, each forward over at most `chunk_tokens` padded
-    tokens. Returns (model, tokenizer, stats)."""
+          steps_scale: float = 1.0, start: Path | None = None, judge_steps: int | None = None,
+          **recipe):
+    """The default recipe's build at `size` (other model.default fields in `recipe`): warm-start
+    then judging phase, on `device`, from sequences drawn in `procs` processes, each forward
+    over at most `chunk_tokens` padded tokens. Returns (model, tokenizer, stats)."""
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap import sft
@@ -98,6 +99,7 @@ def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, pro
                              judge_steps=max(1, round(d.judge_steps * steps_scale)))
     if judge_steps is not None:
         cfg = dataclasses.replace(cfg, judge_steps=judge_steps)
+    cfg = dataclasses.replace(cfg, **recipe)  # e.g. the instruction scripts' options
     tokenizer = build_tokenizer()
     torch.manual_seed(cfg.seed)
     if start:  # a warm-started build: its judging phase alone
@@ -227,6 +229,10 @@ def main(argv=None) -> None:
     p.add_argument("--start", type=Path, help="with --size default: a warm-started build (before its "
                    "judging phase) to continue, instead of a warm-start from scratch")
     p.add_argument("--judge-steps", type=int, help="judging-phase steps (default: the recipe's 200)")
+    p.add_argument("--instr-bounds", action="store_true",
+                   help="model.default.instr_bounds: instruction checks with each bound beside its count")
+    p.add_argument("--misspell-rate", type=float, default=0.0,
+                   help="model.default.instr_misspell_rate: wrong instruction replies that misspell")
     p.add_argument("--name", help="the result's name (default: from the arguments)")
     p.add_argument("--judgments", type=Path, help="also write every judgment here (--show's layout)")
     p.add_argument("--save", type=Path, help="save the built model here")
@@ -247,7 +253,9 @@ def main(argv=None) -> None:
     t = time.time()
     if args.size:
         model, tokenizer, stats = build(args.size, args.device, args.lr_scale, args.chunk_tokens,
-                                        args.procs, args.steps_scale, args.start, args.judge_steps)
+                                        args.procs, args.steps_scale, args.start, args.judge_steps,
+                                        instr_bounds=args.instr_bounds,
+                                        instr_misspell_rate=args.misspell_rate)
         name = args.name or f"{args.size} (lr x{args.lr_scale})" + (
             f" from {args.start.name}, judging phase {args.judge_steps}" if args.start else "")
         if args.save:

@@ -19,6 +19,14 @@ v1 (``TopicInstructionsEnv``) has v0's prompts, keys and split, and one more con
 every spec, ``topic``: every word of the reply is one of the topic's ("List fruits." takes
 fruits only). Under v0, nonsense words that met the constraints scored 1.0 on 4,000 of 4,000
 problems, as the expert did, and the held-out figure counted off-topic replies as right.
+
+The judge's scripts (`judge_check`, `rejected_response`; warm-start data only) have two options,
+off by default (the embedded default's recipe 11) and set by `model.default.instr_bounds` and
+`model.default.instr_misspell_rate`: ``bounds_in_checks`` writes each count beside its bound,
+and ``misspell_rate`` of the wrong replies misspell a word (`misspell`), as the policy's samples
+do. With a 1500-step judging phase they lift the judge's instruction pairs from 54% to 69%; with
+the default's 200 steps they do not help (bench/README.md, "Misspelled wrong replies, bounds
+beside counts").
 """
 
 from __future__ import annotations
@@ -45,7 +53,6 @@ GROUPS = ("format", "case", "length", "word")  # prompt order: canonical
 MAX_CONSTRAINTS = 3
 MAX_RESPONSE_CHARS = 28  # the expert's answers fit the budget with room for EOS
 MAX_TRIES = 1_000
-TYPO_RATE = 0.5  # share of the judge's rejected replies with a misspelled word (misspell)
 
 
 @dataclass(frozen=True)
@@ -191,9 +198,12 @@ class InstructionsEnv(TextEnv):
 
     topic_constraint = False  # v1: every spec starts with the topic (module doc)
 
-    def __init__(self, render_mode: str | None = None, word_constraint: bool = False) -> None:
+    def __init__(self, render_mode: str | None = None, word_constraint: bool = False,
+                 misspell_rate: float = 0.0, bounds_in_checks: bool = False) -> None:
         super().__init__(render_mode)
         self.word_constraint = word_constraint
+        self.misspell_rate = misspell_rate  # the judge's scripts (module doc), 0: as before
+        self.bounds_in_checks = bounds_in_checks
 
     def _draw(self) -> Problem:
         for _ in range(MAX_TRIES):
@@ -248,18 +258,20 @@ class InstructionsEnv(TextEnv):
 
     def judge_check(self, response: str) -> str:
         """The reply's words, numbered and each marked on topic or not, then one finding per
-        constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words, max 3 yes: no"."""
+        constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words yes: no" (with
+        `bounds_in_checks`: "..., 2 words, max 3 yes: no")."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec = problem.answer
         met = satisfied(response, spec)
         return check_line(word_list(response, problem.vocabulary) + "; " + ", ".join(
-            f"{_observed(response, c)} {'yes' if ok else 'no'}" for c, ok in zip(spec, met)),
+            f"{_observed(response, c, self.bounds_in_checks)} {'yes' if ok else 'no'}"
+            for c, ok in zip(spec, met)),
             all(met))
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """Topic words that break at least one constraint: a wrong count, case or format, the
-        quoted word missing or present; in half of them a word is misspelled (`misspell`)."""
+        quoted word missing or present; `misspell_rate` of them with a word misspelled."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec, vocabulary = problem.answer, list(problem.vocabulary)
@@ -271,7 +283,7 @@ class InstructionsEnv(TextEnv):
         for _ in range(MAX_TRIES):
             count = int(rng.integers(1, 7))  # up to 6: past every max_words
             picked = [str(w) for w in rng.permutation(vocabulary)[:count]]
-            if rng.random() < TYPO_RATE:
+            if self.misspell_rate and rng.random() < self.misspell_rate:
                 at = int(rng.integers(count))
                 picked[at] = misspell(picked[at], rng)
             if rng.random() < 0.5:  # near the expert's answer: keep its format, break one part
@@ -306,19 +318,22 @@ def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
                     for i, w in enumerate(listed, 1)) or "0"
 
 
-def _observed(response: str, constraint: dict) -> str:
-    """What the judge notes of ``response`` for one constraint, a count next to the bound it
-    is held to ("1 words, min 2", "3 sentences, want 2"), so that each yes/no compares
-    two numbers side by side rather than one with a number back in the question (the local
-    check: instructions 54% -> 62% on held-out pairs, bench/README.md, "The judge's build")."""
+def _observed(response: str, constraint: dict, bounds: bool = False) -> str:
+    """What the judge notes of ``response`` for one constraint: "3 words", "has 'fig'". With
+    ``bounds`` each count stands next to the bound it is held to ("1 words, min 2", "3
+    sentences, want 2", the sentences counted from the reply), so that its yes/no compares two
+    numbers side by side, not one with a number back in the question (bench/README.md,
+    "Misspelled wrong replies, bounds beside counts")."""
     kind = constraint["kind"]
-    bound = describe(constraint).rsplit(" ", 1)[0]  # "max 3", its unit said once
+    bound = f", {describe(constraint).rsplit(' ', 1)[0]}" if bounds else ""  # ", max 3"
     if kind in ("max_words", "min_words"):
-        return f"{len(words(response))} words, {bound}"
+        return f"{len(words(response))} words{bound}"
     if kind == "max_chars":
-        return f"{len(response.strip())} chars, {bound}"
+        return f"{len(response.strip())} chars{bound}"
     if kind == "sentences":
-        return f"{sentence_count(response)} sentences, want {constraint['n']}"
+        if bounds:
+            return f"{sentence_count(response)} sentences, want {constraint['n']}"
+        return f"{constraint['n']} sentences"
     if kind == "include":
         return f"has '{constraint['word']}'"
     if kind == "exclude":

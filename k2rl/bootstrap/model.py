@@ -23,7 +23,7 @@ from k2rl.bootstrap.sft import judging_phase, warm_start
 from k2rl.config import DefaultModelConfig, ModelConfig
 from k2rl.lm.chat import load_tokenizer
 
-RECIPE_VERSION = 12  # bump when the build below changes meaning (8: scripted judgments;
+RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
@@ -31,8 +31,8 @@ RECIPE_VERSION = 12  # bump when the build below changes meaning (8: scripted ju
 #                        (copying drills) is named in the recipe only where it is not 0;
 #                        model.default.judge_* (the judging phase) likewise, where judge_steps
 #                        is not 0: a build without the phase keeps its folder and is the
-#                        phase's start; 12: instruction checks hold each count beside its
-#                        bound and mark the quoted word, half the wrong replies misspell one)
+#                        phase's start. model.default.instr_bounds and instr_misspell_rate,
+#                        the instruction scripts' options, likewise where they are set)
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -100,6 +100,9 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     fields.pop("cache_dir")
     if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
+    for name in ("instr_bounds", "instr_misspell_rate"):  # off: as before they existed
+        if not fields[name]:
+            fields.pop(name)
     if not cfg.judge_steps:  # off: the same build as before the phase existed (its start)
         for name in ("judge_steps", "judge_share", "judge_lr"):
             fields.pop(name)

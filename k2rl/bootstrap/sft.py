@@ -44,8 +44,11 @@ def make_demo_envs(cfg: DefaultModelConfig) -> list:
 
 def make_judge_envs(cfg: DefaultModelConfig) -> list:
     """The demo tasks' environments whose scripted experts also teach judging; in them the
-    calculator's expert always calls its tool and chat's never flatters (the right answers)."""
-    kwargs = {"k2rl/Calculator-v1": {"tool_rate": 1.0}, "k2rl/Chat-v1": {"hack_rate": 0.0}}
+    calculator's expert always calls its tool and chat's never flatters (the right answers),
+    and the instruction scripts take `instr_bounds` and `instr_misspell_rate`."""
+    scripts = {"misspell_rate": cfg.instr_misspell_rate, "bounds_in_checks": cfg.instr_bounds}
+    kwargs = {"k2rl/Calculator-v1": {"tool_rate": 1.0}, "k2rl/Chat-v1": {"hack_rate": 0.0},
+              "k2rl/Instructions-v0": scripts, "k2rl/Instructions-v1": scripts}
     made = [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped
             for env_id in dict.fromkeys(cfg.demo_tasks)]
     return [env for env in made if type(env).teaches_judging()]

@@ -257,7 +257,7 @@ def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
             setattr(env, name, value)
     verify = get_reward(env.reward_name)
     rng = np.random.default_rng(0)
-    for seed in range(3000):  # a rare prompt once had no wrong answer ("max 4 words")
+    for seed in range(400):  # a rare prompt once had no wrong answer ("max 4 words")
         env.reset(seed=seed)
         good = expert_transcript(env, rng)
         env.reset(seed=seed)

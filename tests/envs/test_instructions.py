@@ -101,18 +101,21 @@ def test_a_misspelling_is_a_near_miss_and_never_a_topic_word() -> None:
     for word in sorted(ALL_WORDS):
         for _ in range(20):
             typo = misspell(word, rng)
-            assert typo.isalpha() and typo not in ALL_WORDS and typo != word, (word, typo)
-            assert typo[0] == word[0] or len(typo) != len(word) or sum(
-                a != b for a, b in zip(typo, word)) <= 2, (word, typo)
+            assert typo.isalpha() and typo not in ALL_WORDS, (word, typo)
+            # a near miss: its letters swapped, or its first letter or a two-letter piece kept
+            # ("fgi", "aple", "lum", "aime")
+            assert sorted(typo) == sorted(word) or typo[0] == word[0] or any(
+                word[i:i + 2] in typo for i in range(len(word) - 1)), (word, typo)
 
 
 def test_the_judge_s_wrong_replies_misspell_and_its_check_copies_the_misspelling() -> None:
-    """Half the scripted wrong replies misspell a word, as the policy's samples do; the check
-    lists the word as written, marked off topic, and says no."""
+    """With misspell_rate 0.5 half the scripted wrong replies misspell a word, as the policy's
+    samples do; the check lists the word as written, marked off topic, and says no. At 0 (the
+    default) none does."""
     from envs.instructions import ALL_WORDS
     from rewards.instructions import edges_stripped, words
 
-    env = gymnasium.make("k2rl/Instructions-v1").unwrapped
+    env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5).unwrapped
     rng = np.random.default_rng(3)
     typos = 0
     for seed in range(200):
@@ -124,14 +127,49 @@ def test_the_judge_s_wrong_replies_misspell_and_its_check_copies_the_misspelling
             check = env.judge_check(bad)
             assert f" {odd[0]}?" in check and check.endswith(": no"), (bad, check)
     assert 70 <= typos <= 130, typos
+    env = gymnasium.make("k2rl/Instructions-v1").unwrapped
+    for seed in range(200):
+        env.reset(seed=seed)
+        bad = env.rejected_response(rng)
+        assert all(edges_stripped(w).lower() in ALL_WORDS for w in words(bad)), bad
 
 
-def test_an_instruction_finding_holds_the_count_beside_its_bound() -> None:
+def test_with_bounds_an_instruction_finding_holds_the_count_beside_its_bound() -> None:
     from envs.instructions import _observed
 
-    assert _observed("navy", {"kind": "min_words", "n": 2}) == "1 words, min 2"
-    assert _observed("fig plum kiwi", {"kind": "max_words", "n": 2}) == "3 words, max 2"
-    assert _observed(" fig plum ", {"kind": "max_chars", "n": 12}) == "8 chars, max 12"
+    sentences = {"kind": "sentences", "n": 2}
+    assert _observed("navy", {"kind": "min_words", "n": 2}, bounds=True) == "1 words, min 2"
+    assert _observed("fig plum kiwi", {"kind": "max_words", "n": 2}, True) == "3 words, max 2"
+    assert _observed(" fig plum ", {"kind": "max_chars", "n": 12}, True) == "8 chars, max 12"
     # counted from the reply as the verifier counts, not copied from the instruction
-    assert _observed("fig. plum. kiwi", {"kind": "sentences", "n": 2}) == "3 sentences, want 2"
-    assert _observed("fig. p= lime.", {"kind": "sentences", "n": 2}) == "2 sentences, want 2"
+    assert _observed("fig. plum. kiwi", sentences, True) == "3 sentences, want 2"
+    assert _observed("fig. p= lime.", sentences, True) == "2 sentences, want 2"
+    # the default (recipe 11's scripts): the count alone, the sentences as asked
+    assert _observed("navy", {"kind": "min_words", "n": 2}) == "1 words"
+    assert _observed("fig. plum. kiwi", sentences) == "2 sentences"
+
+
+
+def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
+    """With both options on (model.default.instr_bounds, instr_misspell_rate): the expert's
+    check says yes, the wrong reply's no, each bound's finding holds its bound, and the
+    longest check fits CHECK_TOKENS (the default model writes a character a token)."""
+    from k2rl.step.critic_demos import expert_transcript
+    from k2rl.step.judge_ids import CHECK_TOKENS
+
+    env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5, bounds_in_checks=True).unwrapped
+    rng, longest, bounded = np.random.default_rng(0), 0, 0
+    for seed in range(3000):
+        env.reset(seed=seed)
+        good = expert_transcript(env, rng)
+        env.reset(seed=seed)
+        bad = env.rejected_response(rng)
+        assert satisfied(bad, env.problem.answer).count(False) >= 1, bad
+        checks = env.judge_check(good), env.judge_check(bad)
+        assert checks[0].endswith(": yes") and checks[1].endswith(": no"), checks
+        for c in env.problem.answer:
+            if c["kind"] in ("min_words", "max_words"):
+                bounded += 1
+                assert f" words, {c['kind'][:3]} {c['n']} " in checks[1], checks[1]
+        longest = max(longest, *map(len, checks))
+    assert bounded > 500 and longest < CHECK_TOKENS, (bounded, longest)

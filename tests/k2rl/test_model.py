@@ -129,24 +129,28 @@ def test_copying_drills_are_named_in_the_recipe_only_when_on():
 
 
 def test_the_default_recipe_keeps_its_cache_folders():
-    """The default's build without the judging phase (the phase's start) and the default with
-    it each keep a folder named by the recipe's hash; the fields named are the recipe's. A
-    change here rebuilds every user's cached default model (recipe 12: the instruction checks'
-    new layout and misspelled wrong replies)."""
+    """The default's build without the judging phase hashes as recipe 11 did before the recipe
+    fields moved under model.default and the phase existed (it is the phase's start, so a
+    cached recipe-11 build is reused); the default with the phase has a folder of its own; the
+    instruction scripts' options are named only where set. A change here would rebuild every
+    user's cached default model."""
     import dataclasses
 
     from k2rl.bootstrap.model import RECIPE_VERSION, recipe
 
-    assert RECIPE_VERSION == 12  # bump both together when the build changes meaning
+    assert RECIPE_VERSION == 11  # bump both together when the build changes meaning
     default = Config().model.default
     start = dataclasses.replace(default, judge_steps=0)
-    assert recipe_dir(start).name == "qwen2-char-5dce42f9e66b"
-    assert recipe_dir(default).name == "qwen2-char-8e58b5b658da"
+    assert recipe_dir(start).name == "qwen2-char-3b0a00d8ebfe"
+    assert recipe_dir(default).name == "qwen2-char-c4f39acce3d9"
     base = {"version", "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_steps",
             "sft_batch", "sft_lr", "tool_rate", "word_demos", "demo_tasks", "critic_demo_rate",
             "seed", "rubrics"}
     assert set(recipe(start)) == base
     assert set(recipe(default)) == base | {"judge_steps", "judge_share", "judge_lr"}
+    scripts = dataclasses.replace(default, instr_bounds=True, instr_misspell_rate=0.5)
+    assert set(recipe(scripts)) == set(recipe(default)) | {"instr_bounds", "instr_misspell_rate"}
+    assert recipe_dir(scripts) != recipe_dir(default)
 
 
 def test_the_judging_phase_continues_the_cached_build_without_it(tmp_path):

@@ -1,16 +1,18 @@
 #!/bin/bash
-# One call on a lent GPU (the device tool runs it in the repository root, $OUT coming back):
-# the CUDA tests, then the default recipe's build measured at three lengths of its
-# judging phase: the warm-start from scratch, then judging phases of 200 (the default), 600
-# and 1500 steps continuing it (and 600 at twice the rate), each measured by
-# bench/judge_capacity.py on the seed-0 default run's held-out pairs (bench/README.md, "The judge's build"). Carry .whl/ (gymnasium 1.4.0 and
-# farama-notifications 0.0.6 wheels, pip download --no-deps; ignored by git here).
+# One call on a lent GPU (the device tool runs it in the repository root, $OUT coming back): the
+# CUDA tests, then the default recipe's build measured at several lengths of its judging phase:
+# the warm-start from scratch, then judging phases of 200 (the default), 600 and 1500 steps
+# continuing it, each measured by bench/judge_capacity.py on the seed-0 default run's held-out
+# pairs (bench/README.md, "Misspelled wrong replies, bounds beside counts"). Carry .whl/
+# (gymnasium 1.4.0 and farama-notifications 0.0.6 wheels, pip download --no-deps; git-ignored).
+#   RECIPE    names the results (default "recipe 11")
+#   CAP_ARGS  judge_capacity.py options for every build, e.g. the instruction scripts' options:
+#             CAP_ARGS="--instr-bounds --misspell-rate 0.5"
+#   LENGTHS   the judging phases measured; LRX2=1 adds 600 steps at twice the rate
+#   KEEP=1    brings the warm-start and the 1500-step build back; NO_TESTS=1 skips the CUDA tests
 # STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/gpu_judge_build.sh: a CPU smoke run.
-# RECIPE names the results; CAP_ARGS adds judge_capacity.py options (the instruction scripts'
-# options: CAP_ARGS="--instr-bounds --misspell-rate 0.5"); LENGTHS the phases; LRX2=1 adds 600 steps at twice the rate; KEEP=1
-# brings the warm-start and the 1500-step build back; NO_TESTS=1 skips the CUDA tests. Run from
-# another checkout's root (an older recipe's, with this script and judge_capacity.py copied in),
-# it measures that recipe.
+# Run from another checkout's root (with this script and judge_capacity.py copied in), it
+# measures that checkout's recipe.
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 if command -v nvidia-smi >/dev/null; then  # the lent machine: its torch, the wheels beside it
@@ -21,7 +23,7 @@ else
 fi
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 S=${STEPS_SCALE:-1}; P=${PAIRS:-$PWD/bench/results/heldout_pairs_judge_corr.jsonl}
-J="$OUT/judge_capacity.json"; R=${RECIPE:-recipe 12}; W=/tmp/w-${R// /}
+J="$OUT/judge_capacity.json"; R=${RECIPE:-recipe 11}; W=/tmp/w-${R// /}
 LENGTHS=${LENGTHS:-200 600 1500}  # judging-phase steps measured, each from the warm-start
 steps() { $PY -c "print(max(1, round($1 * $S)))"; }
 if [ "$S" = 1 ] && [ -z "${NO_TESTS:-}" ]; then

@@ -32,6 +32,7 @@ beside counts").
 from __future__ import annotations
 
 import json
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,7 +166,8 @@ def misspell(word: str, rng: np.random.Generator) -> str:
     dropped, doubled, swapped with the next or changed, the word cut short, or run into
     another topic word ("aple", "lum", "applum"). The held-out pairs' wrong replies are full
     of these; a judge taught only on whole topic words copied them as the word they resemble
-    ("APLE" as "APPLE+") and passed them (bench/README.md, "The judge's build")."""
+    ("APLE" as "APPLE+") and passed them (bench/README.md, "Misspelled wrong replies, bounds
+    beside counts")."""
     for _ in range(MAX_TRIES):
         i = int(rng.integers(len(word)))
         how = int(rng.integers(6))
@@ -177,7 +179,7 @@ def misspell(word: str, rng: np.random.Generator) -> str:
             i = min(i, len(word) - 2)
             out = word[:i] + word[i + 1] + word[i] + word[i + 2:]
         elif how == 3:
-            out = word[:i] + "abcdefghijklmnopqrstuvwxyz"[int(rng.integers(26))] + word[i + 1:]
+            out = word[:i] + string.ascii_lowercase[int(rng.integers(26))] + word[i + 1:]
         elif how == 4 and len(word) > 2:
             out = word[:int(rng.integers(2, len(word)))]
         else:

@@ -256,7 +256,8 @@ def bullets(text: str, params: dict[str, Any]) -> bool:
 
 
 def sentence_count(text: str) -> int:
-    """Sentences: runs with a letter or digit between sentence ends ("fig. p= lime." has 3)."""
+    """Sentences: runs with a letter or digit between sentence ends ("fig. plum. kiwi" has 3,
+    "fig. p= lime." 2)."""
     return sum(1 for part in _SENTENCE_END.split(text) if _HAS_ALNUM.search(part))
 
 

@@ -149,7 +149,6 @@ def test_with_bounds_an_instruction_finding_holds_the_count_beside_its_bound() -
     assert _observed("fig. plum. kiwi", sentences) == "2 sentences"
 
 
-
 def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
     """With both options on (model.default.instr_bounds, instr_misspell_rate): the expert's
     check says yes, the wrong reply's no, each bound's finding holds its bound, and the

@@ -181,7 +181,8 @@ def hf_score(model, tokenizer, batch: int = 128):
     return score
 
 
-def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | None = None) -> dict:
+def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | None = None,
+            check_tokens: int | None = None) -> dict:
     """The judge on `pairs` and the policy's greedy held-out accuracy, from the HF model;
     every judgment, laid out as `k2rl critic eval --show` does, to `judgments_to` if given."""
     from critic.evaluate import evaluate_judge, format_judgments
@@ -193,7 +194,8 @@ def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | N
 
     generate, score = hf_generate(model, tokenizer), hf_score(model, tokenizer)
     t = time.time()
-    judge = judge_with(generate, score, tokenizer, max_len)
+    judge = judge_with(generate, score, tokenizer, max_len, 0.0,
+                       **({"check_tokens": check_tokens} if check_tokens else {}))
     result, judgments = evaluate_judge(pairs, load_rubrics(), judge, 0.0)
     judge_s = time.time() - t
     if judgments_to:
@@ -233,6 +235,8 @@ def main(argv=None) -> None:
                    help="model.default.instr_bounds: instruction checks with each bound beside its count")
     p.add_argument("--misspell-rate", type=float, default=0.0,
                    help="model.default.instr_misspell_rate: wrong instruction replies that misspell")
+    p.add_argument("--instr-compare", action="store_true",
+                   help="model.default.instr_compare: the quoted word compared letter by letter")
     p.add_argument("--name", help="the result's name (default: from the arguments)")
     p.add_argument("--judgments", type=Path, help="also write every judgment here (--show's layout)")
     p.add_argument("--save", type=Path, help="save the built model here")
@@ -247,6 +251,8 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     from critic.pairs import read_pairs
     from k2rl.lm.chat import load_tokenizer
+    from k2rl.lm.hf import built_recipe
+    from k2rl.step.judge_ids import check_tokens
     from transformers import AutoModelForCausalLM
 
     pairs = read_pairs(args.pairs)
@@ -255,21 +261,29 @@ def main(argv=None) -> None:
         model, tokenizer, stats = build(args.size, args.device, args.lr_scale, args.chunk_tokens,
                                         args.procs, args.steps_scale, args.start, args.judge_steps,
                                         instr_bounds=args.instr_bounds,
-                                        instr_misspell_rate=args.misspell_rate)
+                                        instr_misspell_rate=args.misspell_rate,
+                                        instr_compare=args.instr_compare)
         name = args.name or f"{args.size} (lr x{args.lr_scale})" + (
             f" from {args.start.name}, judging phase {args.judge_steps}" if args.start else "")
+        options = {"instr_bounds": args.instr_bounds, "instr_misspell_rate": args.misspell_rate,
+                   "instr_compare": args.instr_compare}
+        built_with = {k: v for k, v in options.items() if v}  # named where set, as recipe() does
         if args.save:
             model.save_pretrained(args.save)
             tokenizer.save_pretrained(args.save)
+            # what k2rl reads of a build (k2rl.lm.hf.built_recipe): its judge's script options
+            (args.save / "recipe.json").write_text(json.dumps({**built_with, **stats}, indent=1))
     else:
         tokenizer = load_tokenizer(args.model)
         model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
         model = model.to(args.device).eval()
         stats = {"params": sum(p.numel() for p in model.parameters())}
         name = args.name or args.model.name
+        built_with = built_recipe(args.model)
     built = time.time() - t
     row = {**stats, "build_seconds": round(built, 1),
-           **measure(model, tokenizer, pairs, judgments_to=args.judgments),
+           **measure(model, tokenizer, pairs, judgments_to=args.judgments,
+                     check_tokens=check_tokens(built_with)),
            "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
            "pairs": str(args.pairs), "when": datetime.datetime.now().isoformat(timespec="seconds")}
     j = row["judge"]

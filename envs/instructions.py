@@ -26,7 +26,10 @@ off by default (the embedded default's recipe 11) and set by `model.default.inst
 and ``misspell_rate`` of the wrong replies misspell a word (`misspell`), as the policy's samples
 do. With a 1500-step judging phase they lift the judge's instruction pairs from 54% to 69%; with
 the default's 200 steps they do not help (bench/README.md, "Misspelled wrong replies, bounds
-beside counts").
+beside counts"). A third, ``compare_quoted`` (`model.default.instr_compare`), has the check
+compare each listed word with the quoted one a letter pair at a time and carry a running
+"found" flag (`word_list`), so that "is the quoted word there" is a chain of local decisions
+rather than one look back over the list (bench/README.md, "Finding the quoted word").
 """
 
 from __future__ import annotations
@@ -201,11 +204,13 @@ class InstructionsEnv(TextEnv):
     topic_constraint = False  # v1: every spec starts with the topic (module doc)
 
     def __init__(self, render_mode: str | None = None, word_constraint: bool = False,
-                 misspell_rate: float = 0.0, bounds_in_checks: bool = False) -> None:
+                 misspell_rate: float = 0.0, bounds_in_checks: bool = False,
+                 compare_quoted: bool = False) -> None:
         super().__init__(render_mode)
         self.word_constraint = word_constraint
         self.misspell_rate = misspell_rate  # the judge's scripts (module doc), 0: as before
         self.bounds_in_checks = bounds_in_checks
+        self.compare_quoted = compare_quoted
 
     def _draw(self) -> Problem:
         for _ in range(MAX_TRIES):
@@ -261,12 +266,21 @@ class InstructionsEnv(TextEnv):
     def judge_check(self, response: str) -> str:
         """The reply's words, numbered and each marked on topic or not, then one finding per
         constraint and the whole: "1 fig+ 2 CAT?; fruits no, 2 words yes: no" (with
-        `bounds_in_checks`: "..., 2 words, max 3 yes: no")."""
+        `bounds_in_checks`: "..., 2 words, max 3 yes: no"; with `compare_quoted` and a quoted
+        word, the quoted word's finding first: "1 kiwi+ kf!. 2 plum+ pf!.; has 'fig' no,
+        fruits yes: no")."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
         spec = problem.answer
         met = satisfied(response, spec)
-        return check_line(word_list(response, problem.vocabulary) + "; " + ", ".join(
+        quoted = next((c["word"] for c in spec if c["kind"] in ("include", "exclude")), None)
+        listed = word_list(response, problem.vocabulary,
+                           quoted=quoted if self.compare_quoted else None)
+        if self.compare_quoted:  # its finding first, beside the flag it reads
+            order = sorted(range(len(spec)),
+                           key=lambda i: spec[i]["kind"] not in ("include", "exclude"))
+            spec, met = [spec[i] for i in order], [met[i] for i in order]
+        return check_line(listed + "; " + ", ".join(
             f"{_observed(response, c, self.bounds_in_checks)} {'yes' if ok else 'no'}"
             for c, ok in zip(spec, met)),
             all(met))
@@ -302,7 +316,8 @@ class InstructionsEnv(TextEnv):
         return ""  # never reached in 20,000 draws of the env (tests/envs/test_contract.py)
 
 
-def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
+def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8,
+              quoted: str | None = None) -> str:
     """The reply's words as the judge lists them: numbered, without the punctuation around
     them, each marked "+" if it is one of the topic's and "?" if not.
 
@@ -310,14 +325,48 @@ def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8) -> str:
     to count or scan the reply at once (bench/README.md); written out word by word, the count
     is the last number and each topic decision looks at one word.
 
+    With ``quoted`` (the word an include or avoid constraint names), each listed word is then
+    compared with it (`letter_pairs`) and followed by a running flag, "^" once a listed word
+    has equalled it and "." until then (once found, the flag alone): the finding, written
+    first, reads the last flag. Looking the quoted word up among the listed ones at once was
+    not learnt (bench/README.md, "Finding the quoted word").
+
     >>> word_list('- FIG\\n- cat.', ("fig", "plum"))
     '1 FIG+ 2 cat?'
+    >>> word_list('plum FIG kiwi', ("fig", "plum"), quoted="fig")
+    '1 plum+ pf!. 2 FIG+ ffiigg=^ 3 kiwi? ^'
     """
     topic_words = {visible_form(w) for w in vocabulary}
-    listed = words(response)[:most]
-    return " ".join(f"{i} {edges_stripped(w)}"
-                    f"{'+' if edges_stripped(visible_form(w)) in topic_words else '?'}"
-                    for i, w in enumerate(listed, 1)) or "0"
+    out, found = [], False
+    for i, word in enumerate(words(response)[:most], 1):
+        seen = edges_stripped(visible_form(word))
+        entry = f"{i} {edges_stripped(word)}{'+' if seen in topic_words else '?'}"
+        if quoted is not None and found:  # found already: the flag alone
+            entry += " ^"
+        elif quoted is not None:
+            pairs = letter_pairs(seen, visible_form(quoted))
+            found = pairs.endswith("=")
+            entry += f" {pairs}{'^' if found else '.'}"
+        out.append(entry)
+    return " ".join(out) or "0"
+
+
+def letter_pairs(word: str, quoted: str) -> str:
+    """``word`` against ``quoted`` a letter pair at a time ("_" past the end of one), up to the
+    first pair that differs and then "!", or "=" if none does: each mark looks at the two
+    letters just written, as chat's check compares a reply with the judge's answer.
+
+    >>> letter_pairs("tea", "tea"), letter_pairs("water", "tea"), letter_pairs("teal", "tea")
+    ('tteeaa=', 'wt!', 'tteeaal_!')
+    """
+    out = []
+    for i in range(max(len(word), len(quoted))):
+        a = word[i] if i < len(word) else "_"
+        b = quoted[i] if i < len(quoted) else "_"
+        out.append(a + b)
+        if a != b:
+            return "".join(out) + "!"
+    return "".join(out) + "="
 
 
 def _observed(response: str, constraint: dict, bounds: bool = False) -> str:

@@ -135,6 +135,12 @@ class DefaultModelConfig:
     90 minutes on 2 CPU cores) judges the held-out instruction pairs 69% (54% without); at the
     default's 200 steps neither helps (bench/README.md, "Misspelled wrong replies, bounds beside
     counts"), so both are off by default."""
+    instr_compare: bool = False
+    """The scripted instruction checks compare each listed word with the quoted one, a letter
+    pair at a time, and carry a running "found" flag ("1 plum+ pf!. 2 fig+ ffiigg=^";
+    envs.instructions.word_list), so that the include and avoid findings read one flag
+    instead of looking the word up among the listed ones (bench/README.md, "Finding the
+    quoted word")."""
     seed: int = 0
     """Seed of initialisation and demonstration data."""
     cache_dir: str = "~/.cache/k2rl/models"
@@ -358,7 +364,8 @@ class TrainConfig:
     """Scripted judgments added to the default curated set (train.ptx_data None): on training-split
     prompts of the run's tasks whose environment teaches judging (k2rl.bootstrap.ptx
     .curated_judgments), so that the policy-as-judge keeps the checks the warm-start taught while
-    RL moves its weights; 0: none."""
+    RL moves its weights; in the layout the model was built with (the instruction scripts'
+    options its recipe.json names, k2rl.bootstrap.model.judge_scripts); 0: none."""
     seed: int = 0
     """Seed of prompt sampling and rollouts."""
     gradient_checkpointing: bool = False

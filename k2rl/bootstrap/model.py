@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
-from k2rl.bootstrap.sft import judging_phase, warm_start
+from k2rl.bootstrap.sft import instruction_scripts, judging_phase, warm_start
 from k2rl.config import DefaultModelConfig, ModelConfig
 from k2rl.lm.chat import load_tokenizer
 
@@ -31,8 +31,8 @@ RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted ju
 #                        (copying drills) is named in the recipe only where it is not 0;
 #                        model.default.judge_* (the judging phase) likewise, where judge_steps
 #                        is not 0: a build without the phase keeps its folder and is the
-#                        phase's start. model.default.instr_bounds and instr_misspell_rate,
-#                        the instruction scripts' options, likewise where they are set)
+#                        phase's start. model.default.instr_bounds, instr_misspell_rate and
+#                        instr_compare, the instruction scripts' options, likewise where set)
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -100,7 +100,7 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     fields.pop("cache_dir")
     if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
-    for name in ("instr_bounds", "instr_misspell_rate"):  # off: as before they existed
+    for name in ("instr_bounds", "instr_misspell_rate", "instr_compare"):  # off: as before
         if not fields[name]:
             fields.pop(name)
     if not cfg.judge_steps:  # off: the same build as before the phase existed (its start)
@@ -114,6 +114,17 @@ def recipe(cfg: DefaultModelConfig) -> dict:
 def recipe_dir(cfg: DefaultModelConfig) -> Path:
     key = hashlib.sha256(json.dumps(recipe(cfg), sort_keys=True).encode()).hexdigest()[:12]
     return Path(cfg.cache_dir).expanduser() / f"qwen2-char-{key}"
+
+
+def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
+    """The instruction scripts' options (k2rl.bootstrap.sft.instruction_scripts) a model was
+    taught to judge with: those its recipe names (a recipe names them only where set, so an
+    absent one is off), or model.default's for a model k2rl did not build."""
+    if built is not None:
+        default = dataclasses.replace(default, instr_bounds=built.get("instr_bounds", False),
+                                      instr_misspell_rate=built.get("instr_misspell_rate", 0.0),
+                                      instr_compare=built.get("instr_compare", False))
+    return instruction_scripts(default)
 
 
 def build_device() -> str:

@@ -141,15 +141,21 @@ def curated_messages(task_ids: list[str] | None = None, n: int = 2048,
     return out
 
 
-def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0
-                      ) -> list[tuple[list[int], list[int]]]:
+def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0,
+                      scripts: dict | None = None) -> list[tuple[list[int], list[int]]]:
     """(ids, mask) of `n` scripted judgments (k2rl.step.critic_demos.critic_demonstration: the
     expert's answer against a wrong one, the env's own answer, checks and verdict, the loss on
     the judge's turns) on training-split prompts of those tasks whose environment teaches
-    judging, taken in turn; none if no task's does."""
+    judging, taken in turn; none if no task's does. `scripts` sets the options of the envs
+    that have them (k2rl.bootstrap.sft.instruction_scripts): the layout the model was built
+    to judge in, so that these judgments keep it rather than mix in another."""
     envs_ = [env for env in curated_envs(task_ids) if type(env).teaches_judging()]
     if not envs_ or n <= 0:
         return []
+    for env in envs_:
+        for name, value in (scripts or {}).items():
+            if hasattr(env, name):
+                setattr(env, name, value)
     rng, rubrics = np.random.default_rng(seed), load_rubrics()
     return [critic_demonstration(envs_[i % len(envs_)], tokenizer, int(rng.integers(2**31)), rng,
                                  rubrics) for i in range(n)]

@@ -42,11 +42,18 @@ def make_demo_envs(cfg: DefaultModelConfig) -> list:
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
+def instruction_scripts(cfg: DefaultModelConfig) -> dict:
+    """The instruction envs' options for the judge's scripts (envs/instructions.py) that a build
+    with `cfg` teaches: {"misspell_rate": ..., "bounds_in_checks": ..., "compare_quoted": ...}."""
+    return {"misspell_rate": cfg.instr_misspell_rate, "bounds_in_checks": cfg.instr_bounds,
+            "compare_quoted": cfg.instr_compare}
+
+
 def make_judge_envs(cfg: DefaultModelConfig) -> list:
     """The demo tasks' environments whose scripted experts also teach judging; in them the
     calculator's expert always calls its tool and chat's never flatters (the right answers),
-    and the instruction scripts take `instr_bounds` and `instr_misspell_rate`."""
-    scripts = {"misspell_rate": cfg.instr_misspell_rate, "bounds_in_checks": cfg.instr_bounds}
+    and the instruction scripts take `instr_bounds`, `instr_misspell_rate` and `instr_compare`."""
+    scripts = instruction_scripts(cfg)
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": 1.0}, "k2rl/Chat-v1": {"hack_rate": 0.0},
               "k2rl/Instructions-v0": scripts, "k2rl/Instructions-v1": scripts}
     made = [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped

@@ -46,5 +46,12 @@ def check_model_dir(path: str | Path, key: str = "model.path") -> list[str]:
         raise ConfigError(str(e)) from None
 
 
+def built_recipe(model_dir: str | Path) -> dict | None:
+    """The recipe.json of a model k2rl built (k2rl.bootstrap.model.default_model) or trained
+    from one (a run's checkpoints keep it), None for any other model."""
+    path = Path(model_dir) / "recipe.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
 def param_count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())

@@ -19,16 +19,18 @@ import torch
 from critic.evaluate import evaluate_judge
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import load_rubrics
+from k2rl.bootstrap.model import judge_scripts
 from k2rl.bootstrap.ptx import curated_judgments, curated_messages, encode_messages, load_ptx
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
 from k2rl.device.colocate import Colocation
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
-from k2rl.lm.hf import param_count
+from k2rl.lm.hf import built_recipe, param_count
 from k2rl.step.critic_loop import check_correctors, corrected, judge_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
+from k2rl.step.judge_ids import check_tokens
 from k2rl.step.judging import judge_groups, make_judge
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
@@ -52,6 +54,7 @@ class HybridWorker:
         self.tokenizer = load_tokenizer(model_dir)
         device, dtype = cfg.ray.device, cfg.model.dtype
         base_dir = lora.base_of(model_dir)  # a LoRA checkpoint holds the adapter alone
+        self.built = built_recipe(base_dir)  # how k2rl built it, kept in every checkpoint
         self.model = AutoModelForCausalLM.from_pretrained(
             base_dir, dtype=getattr(torch, dtype),
             attn_implementation=precision.attention(cfg.model.attention, device)).to(device).eval()
@@ -92,7 +95,8 @@ class HybridWorker:
         self.rubrics = load_rubrics()
         self.correctors = (check_correctors([t.id for t in cfg.tasks])
                            if cfg.critic.correct_checks else {})
-        self.judge = make_judge(self.llm, self.tokenizer, self.max_len)
+        self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
+                                check_tokens=check_tokens(self.built))
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -107,7 +111,8 @@ class HybridWorker:
             return load_ptx(cfg.train.ptx_data, self.tokenizer)
         tasks = [task.id for task in cfg.tasks]
         return ([encode_messages(self.tokenizer, m) for m in curated_messages(tasks)]
-                + curated_judgments(self.tokenizer, tasks, cfg.train.ptx_judgments))
+                + curated_judgments(self.tokenizer, tasks, cfg.train.ptx_judgments,
+                                    scripts=judge_scripts(self.built, cfg.model.default)))
 
     # ---- data-parallel set-up (WorkerGroup.start)
 
@@ -224,6 +229,8 @@ class HybridWorker:
         self.tokenizer.save_pretrained(tmp)
         torch.save([opt.state_dict() for opt in self._optimizers()], tmp / "optimizer.pt")
         (tmp / "trainer_state.json").write_text(json.dumps(extra or {}))
+        if self.built is not None:
+            (tmp / "recipe.json").write_text(json.dumps(self.built, indent=1))
         if out.exists():
             shutil.rmtree(out)
         tmp.rename(out)

@@ -23,6 +23,9 @@ from k2rl.step.group import Trajectory
 # constraints: tests/envs/test_contract.py) fit.
 SOLVE_TOKENS = 48
 CHECK_TOKENS = 128
+# A model built with model.default.instr_compare compares the quoted word letter by letter in
+# its instruction checks: up to 160 characters over 3,000 prompts (tests/envs/test_instructions.py).
+LONG_CHECK_TOKENS = 176
 CUT = "..."  # marks an answer shortened to fit the engine
 
 
@@ -89,11 +92,12 @@ def shorten(tokenizer, text: str, cap: int) -> str:
     return text if len(ids) <= cap else tokenizer.decode(ids[:max(cap, 0)]) + CUT
 
 
-def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str) -> int:
+def answer_cap(tokenizer, max_len: int, prompt: str, rubrics, working: str,
+               most_check: int = CHECK_TOKENS) -> int:
     """The most tokens an answer may keep so that a verdict prompt, its two checks and the
     verdict fit `max_len`; a question and rubrics that leave no room are a ValueError."""
     bare = len(open_ids(tokenizer, verdict_messages(prompt, rubrics, working, "", "", "", "")))
-    cap = (max_len - 2 - bare - 2 * check_cap(tokenizer, max_len, rubrics)) // 2
+    cap = (max_len - 2 - bare - 2 * check_cap(tokenizer, max_len, rubrics, most_check)) // 2
     if cap < 4:
         raise ValueError(f"the judge's rubrics and question ({bare} tokens) leave no room for "
                          f"the answers in engine.max_model_len {max_len}; raise it or use "
@@ -105,20 +109,28 @@ MIN_ANSWER = 32  # tokens each answer keeps at least when a long question must b
 MIN_CHECK = 24  # tokens a check line keeps at least in an engine too short for CHECK_TOKENS
 
 
-def check_cap(tokenizer, max_len: int, rubrics) -> int:
-    """Tokens a check line may take: CHECK_TOKENS, or fewer where the engine is too short for
+def check_tokens(built: dict | None) -> int:
+    """The most tokens a check line of this model may take: LONG_CHECK_TOKENS for a model k2rl
+    built with model.default.instr_compare (`built`: its recipe, k2rl.lm.hf.built_recipe),
+    CHECK_TOKENS for any other."""
+    return LONG_CHECK_TOKENS if (built or {}).get("instr_compare") else CHECK_TOKENS
+
+
+def check_cap(tokenizer, max_len: int, rubrics, most: int = CHECK_TOKENS) -> int:
+    """Tokens a check line may take: `most`, or fewer where the engine is too short for
     two of them beside the rubrics, the judge's own answer and two answers of MIN_ANSWER tokens
     (a model with 512 positions and a near-character vocabulary), but at least MIN_CHECK."""
     bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
     room = (max_len - 2 - bare - SOLVE_TOKENS - 2 * MIN_ANSWER - 8) // 2
-    return max(MIN_CHECK, min(CHECK_TOKENS, room))
+    return max(MIN_CHECK, min(most, room))
 
 
-def question_cap(tokenizer, max_len: int, rubrics) -> int:
+def question_cap(tokenizer, max_len: int, rubrics, most_check: int = CHECK_TOKENS) -> int:
     """The most tokens a question may keep so that the working, two checks and two answers of
     MIN_ANSWER tokens still fit `max_len`; rubrics that leave no room are a ValueError."""
     bare = len(open_ids(tokenizer, verdict_messages("", rubrics, "", "", "", "", "")))
-    cap = max_len - 2 - bare - SOLVE_TOKENS - 2 * check_cap(tokenizer, max_len, rubrics) - 2 * MIN_ANSWER
+    cap = (max_len - 2 - bare - SOLVE_TOKENS - 2 * check_cap(tokenizer, max_len, rubrics, most_check)
+           - 2 * MIN_ANSWER)
     if cap < 8:
         raise ValueError(f"the judge's rubrics ({bare} tokens with the layout) leave no room "
                          f"for a question and its answers in engine.max_model_len {max_len}; "

@@ -18,16 +18,19 @@ from critic.layout import check_messages, verdict_messages
 from critic.rubrics import Rubric
 from k2rl.device import engine
 from k2rl.lm.chat import load_tokenizer
+from k2rl.lm.hf import built_recipe
 from k2rl.step.group import Group
-from k2rl.step.judge_ids import (SOLVE_TOKENS, answer_cap, answer_ids, check_cap, open_ids,
-                                 question_cap, response_text, shorten, verdict_ids)
+from k2rl.step.judge_ids import (CHECK_TOKENS, SOLVE_TOKENS, answer_cap, answer_ids, check_cap,
+                                 check_tokens, open_ids, question_cap, response_text, shorten,
+                                 verdict_ids)
 from k2rl.step.rollout import Generate  # what an engine's generate looks like
 
 
-def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
+def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0,
+               check_tokens: int = CHECK_TOKENS) -> Judge:
     """judge(comparisons) -> judgments, three batched engine calls per use (working, checks,
     verdicts); the working and the checks are the engine's own tokens (`temperature` 0:
-    greedy)."""
+    greedy), a check at most `check_tokens` (k2rl.step.judge_ids.check_tokens)."""
 
     def generate(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures)
@@ -35,11 +38,12 @@ def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
     def score(prompts):
         return engine.choice_logprobs(llm, prompts, verdict_ids(tokenizer))
 
-    return judge_with(generate, score, tokenizer, max_len, temperature)
+    return judge_with(generate, score, tokenizer, max_len, temperature, check_tokens)
 
 
 def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[float]]],
-               tokenizer, max_len: int, temperature: float = 0.0) -> Judge:
+               tokenizer, max_len: int, temperature: float = 0.0,
+               check_tokens: int = CHECK_TOKENS) -> Judge:
     """The judge over any generate and verdict-score functions (the engine's: make_judge)."""
 
     def write(prompts: list[list[int]], budget: int) -> list[str]:
@@ -52,21 +56,22 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
             return []
         # A question too long to leave room for its answers is cut (rare: a user's dataset).
         comparisons = [replace(c, prompt=shorten(tokenizer, c.prompt,
-                                                question_cap(tokenizer, max_len, c.rubrics)))
+                                                question_cap(tokenizer, max_len, c.rubrics,
+                                                             check_tokens)))
                        for c in comparisons]
         # One own answer per question (its text and rubrics), one check per answer shown to it.
         keys = [(c.prompt, tuple(r.text for r in c.rubrics)) for c in comparisons]
         questions = dict(zip(keys, comparisons))
         works = dict(zip(questions, write([answer_ids(tokenizer, c.prompt)
                                            for c in questions.values()], SOLVE_TOKENS)))
-        caps = {q: answer_cap(tokenizer, max_len, c.prompt, c.rubrics, works[q])
+        caps = {q: answer_cap(tokenizer, max_len, c.prompt, c.rubrics, works[q], check_tokens)
                 for q, c in questions.items()}
         shown = [(shorten(tokenizer, c.first, caps[q]), shorten(tokenizer, c.second, caps[q]))
                  for q, c in zip(keys, comparisons)]
         answers = {(q, x): c for q, c, xs in zip(keys, comparisons, shown) for x in xs}
         checks = dict(zip(answers, write([open_ids(tokenizer, check_messages(
             c.prompt, c.rubrics, works[q], x)) for (q, x), c in answers.items()],
-            min(check_cap(tokenizer, max_len, c.rubrics) for c in comparisons))))
+            min(check_cap(tokenizer, max_len, c.rubrics, check_tokens) for c in comparisons))))
         prompts = []
         for q, c, (a, b) in zip(keys, comparisons, shown):
             w, ca, cb = works[q], checks[(q, a)], checks[(q, b)]
@@ -84,7 +89,8 @@ def standalone_judge(model_dir: str, max_model_len: int = 1024, threads: int = 2
     engine.configure_env(threads, kv_cache_gib=1)
     max_model_len = engine.fitted_max_len(model_dir, max_model_len)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
-    return make_judge(llm, load_tokenizer(model_dir), max_model_len)
+    return make_judge(llm, load_tokenizer(model_dir), max_model_len,
+                      check_tokens=check_tokens(built_recipe(model_dir)))
 
 
 def judge_groups(groups: list[Group], judge: Judge, rubrics: list[Rubric],

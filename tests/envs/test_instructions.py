@@ -8,8 +8,8 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
-from envs.instructions import InstructionsEnv
-from rewards.instructions import satisfied
+from envs.instructions import InstructionsEnv, letter_pairs, word_list
+from rewards.instructions import satisfied, words
 
 
 def test_instructions_specs_have_one_to_three_constraints() -> None:
@@ -149,22 +149,29 @@ def test_with_bounds_an_instruction_finding_holds_the_count_beside_its_bound() -
     assert _observed("fig. plum. kiwi", sentences) == "2 sentences"
 
 
-def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
-    """With both options on (model.default.instr_bounds, instr_misspell_rate): the expert's
-    check says yes, the wrong reply's no, each bound's finding holds its bound, and the
-    longest check fits CHECK_TOKENS (the default model writes a character a token)."""
+def scripted_checks(env, n: int = 3000):
+    """(expert reply, wrong reply, their two scripted checks) on `n` prompts of `env`."""
     from k2rl.step.critic_demos import expert_transcript
-    from k2rl.step.judge_ids import CHECK_TOKENS
 
-    env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5, bounds_in_checks=True).unwrapped
-    rng, longest, bounded = np.random.default_rng(0), 0, 0
-    for seed in range(3000):
+    rng = np.random.default_rng(0)
+    for seed in range(n):
         env.reset(seed=seed)
         good = expert_transcript(env, rng)
         env.reset(seed=seed)
         bad = env.rejected_response(rng)
+        yield good, bad, (env.judge_check(good), env.judge_check(bad))
+
+
+def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
+    """With both options on (model.default.instr_bounds, instr_misspell_rate): the expert's
+    check says yes, the wrong reply's no, each bound's finding holds its bound, and the
+    longest check fits CHECK_TOKENS (the default model writes a character a token)."""
+    from k2rl.step.judge_ids import CHECK_TOKENS
+
+    env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5, bounds_in_checks=True).unwrapped
+    longest, bounded = 0, 0
+    for good, bad, checks in scripted_checks(env):
         assert satisfied(bad, env.problem.answer).count(False) >= 1, bad
-        checks = env.judge_check(good), env.judge_check(bad)
         assert checks[0].endswith(": yes") and checks[1].endswith(": no"), checks
         for c in env.problem.answer:
             if c["kind"] in ("min_words", "max_words"):
@@ -172,3 +179,36 @@ def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_jud
                 assert f" words, {c['kind'][:3]} {c['n']} " in checks[1], checks[1]
         longest = max(longest, *map(len, checks))
     assert bounded > 500 and longest < CHECK_TOKENS, (bounded, longest)
+
+
+def test_comparing_the_quoted_word_letter_by_letter_ends_on_the_flag_the_finding_reads() -> None:
+    """instr_compare (`compare_quoted`): each listed word is compared with the quoted word a
+    letter pair at a time, and the last flag is "^" exactly when the reply has the quoted word
+    (case and edge punctuation aside), so the include or avoid finding can read it; with all
+    three options on the checks agree with the verifier over 3,000 prompts and fit
+    LONG_CHECK_TOKENS, the budget of a build with instr_compare."""
+    from k2rl.step.judge_ids import LONG_CHECK_TOKENS
+
+    assert letter_pairs("fig", "fig") == "ffiigg=" and letter_pairs("figs", "fig") == "ffiiggs_!"
+    assert letter_pairs("pear", "plum") == "ppel!"  # stops at the first pair that differs
+    assert word_list('["PLUM", "Fig."]', ("fig", "plum"), quoted="fig") == \
+        "1 PLUM+ pf!. 2 Fig+ ffiigg=^"
+    assert word_list("plum kiwi", ("fig", "plum"), quoted="fig").endswith(" kf!.")
+    env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5, bounds_in_checks=True,
+                         compare_quoted=True).unwrapped
+    longest, flagged = 0, 0
+    for good, bad, checks in scripted_checks(env):
+        assert checks[0].endswith(": yes") and checks[1].endswith(": no"), checks
+        quoted = [c for c in env.problem.answer if c["kind"] in ("include", "exclude")]
+        for reply, check in zip((good, bad), checks):
+            listed, findings = check.split("; ", 1)
+            if not quoted:
+                assert "^" not in listed and "!" not in listed
+                continue
+            assert findings.startswith(("has '", "no '")), check  # beside the last flag
+            there = satisfied(reply, quoted)[0] == (quoted[0]["kind"] == "include")
+            if len(words(reply)) <= 8:  # the list holds every word
+                flagged += 1
+                assert listed.rstrip()[-1] == ("^" if there else "."), (reply, check)
+        longest = max(longest, *map(len, checks))
+    assert flagged > 1000 and longest < LONG_CHECK_TOKENS, (flagged, longest)

@@ -148,6 +148,33 @@ def test_curated_judgments_are_scripted_judgments_of_the_run_s_judging_tasks():
         TrainConfig(ptx_judgments=-1)
 
 
+def test_curated_judgments_keep_the_instruction_layout_the_model_was_built_with(tmp_path):
+    """A build with the instruction scripts' options (model.default.instr_bounds) judges with
+    counts beside their bounds; its PTX judgments must keep that layout, read from the recipe
+    the build (or a checkpoint trained from it) carries, not fall back to the env's default."""
+    from k2rl.bootstrap.model import judge_scripts
+    from k2rl.lm.hf import built_recipe
+    from k2rl.config import DefaultModelConfig
+
+    tok = build_tokenizer()
+    tasks = ["k2rl/Instructions-v1"]
+    default = DefaultModelConfig()
+    assert built_recipe(tmp_path) is None  # not built by k2rl: model.default's options
+    assert judge_scripts(None, default) == {"misspell_rate": 0.0, "bounds_in_checks": False,
+                                            "compare_quoted": False}
+    (tmp_path / "recipe.json").write_text(json.dumps({"instr_bounds": True}))
+    scripts = judge_scripts(built_recipe(tmp_path), default)
+    assert scripts == {"misspell_rate": 0.0, "bounds_in_checks": True, "compare_quoted": False}
+    def judged(got):  # the judge's turns alone: the question names its bounds too
+        return [tok.decode([i for i, m in zip(ids, mask) if m]) for ids, mask in got]
+
+    plain = judged(curated_judgments(tok, tasks, 40, seed=1))
+    bounded = judged(curated_judgments(tok, tasks, 40, seed=1, scripts=scripts))
+    bound = (", max ", ", min ", ", want ")
+    assert not any(b in t for t in plain for b in bound)
+    assert sum(any(b in t for b in bound) for t in bounded) >= 5
+
+
 def test_learning_rate_warmup_and_decay():
     cfg = TrainConfig(lr=1.0, warmup_steps=4, lr_decay="linear", lr_min_ratio=0.1)
     assert [lr_at(s, cfg, 14) for s in (1, 2, 4)] == pytest.approx([0.25, 0.5, 1.0])

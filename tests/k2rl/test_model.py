@@ -148,8 +148,10 @@ def test_the_default_recipe_keeps_its_cache_folders():
             "seed", "rubrics"}
     assert set(recipe(start)) == base
     assert set(recipe(default)) == base | {"judge_steps", "judge_share", "judge_lr"}
-    scripts = dataclasses.replace(default, instr_bounds=True, instr_misspell_rate=0.5)
-    assert set(recipe(scripts)) == set(recipe(default)) | {"instr_bounds", "instr_misspell_rate"}
+    scripts = dataclasses.replace(default, instr_bounds=True, instr_misspell_rate=0.5,
+                                  instr_compare=True)
+    assert set(recipe(scripts)) == set(recipe(default)) | {"instr_bounds", "instr_misspell_rate",
+                                                           "instr_compare"}
     assert recipe_dir(scripts) != recipe_dir(default)
 
 

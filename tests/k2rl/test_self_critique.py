@@ -130,6 +130,30 @@ def test_the_longest_default_prompts_leave_room_for_whole_answers():
     assert answer_cap(TOK, 1024, prompt, rubrics, working) >= budget  # no reply is ever cut
 
 
+def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whole_answers():
+    """model.default.instr_compare writes instruction checks of up to 160 characters: such a
+    build's judge may write LONG_CHECK_TOKENS a check (read from the recipe it carries), any
+    other model CHECK_TOKENS, and the default prompts still keep their whole answers."""
+    from k2rl.step.judge_ids import CHECK_TOKENS, LONG_CHECK_TOKENS, check_cap, check_tokens
+
+    assert check_tokens(None) == check_tokens({"instr_bounds": True}) == CHECK_TOKENS
+    assert check_tokens({"instr_compare": True}) == LONG_CHECK_TOKENS > CHECK_TOKENS
+    assert check_cap(TOK, 1024, RUBRICS, LONG_CHECK_TOKENS) == LONG_CHECK_TOKENS
+    rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
+    prompt = "List fruits. min 3 words, uppercase, include 'mango'."
+    budget = gymnasium.make("k2rl/Instructions-v1").unwrapped.budget
+    assert answer_cap(TOK, 1024, prompt, rubrics, "MANGO APPLE PEAR", LONG_CHECK_TOKENS) >= budget
+    budgets = []
+
+    def generate(prompts, max_tokens, temperatures):
+        budgets.append(max_tokens)
+        return StandIn().generate(prompts, max_tokens, temperatures)
+
+    judge_with(generate, StandIn().score, TOK, 1024, 0.0, LONG_CHECK_TOKENS)(
+        [Comparison("2+2=", "4", "5", tuple(RUBRICS))])
+    assert budgets[0] == [SOLVE_TOKENS] and budgets[1] == [LONG_CHECK_TOKENS] * 2
+
+
 def test_verdicts_must_be_one_token_each():
     assert verdict_ids(TOK) == [TOK.convert_tokens_to_ids("A"), TOK.convert_tokens_to_ids("B")]
 

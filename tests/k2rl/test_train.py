@@ -52,6 +52,9 @@ def test_smoke_run_of_the_entry_point(tmp_path):
                and 0 < m["mem/redis_used_mb"] < 100 for m in lines[1:])
     assert all(m["reward/timeouts"] == 0 for m in lines[1:])  # the workers' count, wired
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
+    # the build's recipe travels with its checkpoints (k2rl.bootstrap.model.built_recipe)
+    recipe = json.loads((run / "checkpoints" / "step-00004" / "recipe.json").read_text())
+    assert recipe["hidden_size"] == 64 and "warm_start" in recipe
     rollouts, state, metrics = read_store(run)
     assert len(rollouts) == summary["rollouts"] == 4 * 4 * 2 and state.last_step == 4
     assert len(metrics) == 5

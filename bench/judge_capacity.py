@@ -182,7 +182,7 @@ def hf_score(model, tokenizer, batch: int = 128):
 
 
 def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | None = None,
-            check_tokens: int | None = None) -> dict:
+            check_tokens: int = 128) -> dict:
     """The judge on `pairs` and the policy's greedy held-out accuracy, from the HF model;
     every judgment, laid out as `k2rl critic eval --show` does, to `judgments_to` if given."""
     from critic.evaluate import evaluate_judge, format_judgments
@@ -194,8 +194,7 @@ def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | N
 
     generate, score = hf_generate(model, tokenizer), hf_score(model, tokenizer)
     t = time.time()
-    judge = judge_with(generate, score, tokenizer, max_len, 0.0,
-                       **({"check_tokens": check_tokens} if check_tokens else {}))
+    judge = judge_with(generate, score, tokenizer, max_len, 0.0, check_tokens)
     result, judgments = evaluate_judge(pairs, load_rubrics(), judge, 0.0)
     judge_s = time.time() - t
     if judgments_to:

@@ -33,6 +33,8 @@ RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted ju
 #                        is not 0: a build without the phase keeps its folder and is the
 #                        phase's start. model.default.instr_bounds, instr_misspell_rate and
 #                        instr_compare, the instruction scripts' options, likewise where set)
+# The instruction scripts' options (model.default.instr_*): a recipe names them only where set.
+INSTRUCTION_SCRIPTS = ("instr_bounds", "instr_misspell_rate", "instr_compare")
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
@@ -100,7 +102,7 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     fields.pop("cache_dir")
     if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
-    for name in ("instr_bounds", "instr_misspell_rate", "instr_compare"):  # off: as before
+    for name in INSTRUCTION_SCRIPTS:  # off: as before they existed
         if not fields[name]:
             fields.pop(name)
     if not cfg.judge_steps:  # off: the same build as before the phase existed (its start)
@@ -121,9 +123,8 @@ def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
     taught to judge with: those its recipe names (a recipe names them only where set, so an
     absent one is off), or model.default's for a model k2rl did not build."""
     if built is not None:
-        default = dataclasses.replace(default, instr_bounds=built.get("instr_bounds", False),
-                                      instr_misspell_rate=built.get("instr_misspell_rate", 0.0),
-                                      instr_compare=built.get("instr_compare", False))
+        off = {name: getattr(DefaultModelConfig, name) for name in INSTRUCTION_SCRIPTS}
+        default = dataclasses.replace(default, **{k: built.get(k, v) for k, v in off.items()})
     return instruction_scripts(default)
 
 

@@ -101,17 +101,18 @@ def load_ptx(path: str | Path, tokenizer) -> list[tuple[list[int], list[int]]]:
     return out
 
 
-def curated_envs(task_ids: list[str]) -> list:
+def curated_envs(task_ids: list[str], scripts: dict | None = None) -> list:
     """The tasks' environments whose scripted expert can write curated samples, each set to
     play its best: the tool always used (`tool_rate`), no flattering or self-vouching chat
-    reply (`hack_rate`). An environment without an expert is left out."""
+    reply (`hack_rate`), and the judge's scripts as `scripts` set them where the env has them
+    (k2rl.bootstrap.sft.instruction_scripts). An environment without an expert is left out."""
     out = []
     for env_id in task_ids:
         env = make_env(env_id)
         expert = getattr(type(env), "expert_action", None)
         if expert is None or expert is TextEnv.expert_action or not hasattr(env, "messages"):
             continue
-        for name, best in (("tool_rate", 1.0), ("hack_rate", 0.0)):
+        for name, best in (("tool_rate", 1.0), ("hack_rate", 0.0), *(scripts or {}).items()):
             if hasattr(env, name):
                 setattr(env, name, best)
         out.append(env)
@@ -146,16 +147,11 @@ def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0,
     """(ids, mask) of `n` scripted judgments (k2rl.step.critic_demos.critic_demonstration: the
     expert's answer against a wrong one, the env's own answer, checks and verdict, the loss on
     the judge's turns) on training-split prompts of those tasks whose environment teaches
-    judging, taken in turn; none if no task's does. `scripts` sets the options of the envs
-    that have them (k2rl.bootstrap.sft.instruction_scripts): the layout the model was built
-    to judge in, so that these judgments keep it rather than mix in another."""
-    envs_ = [env for env in curated_envs(task_ids) if type(env).teaches_judging()]
+    judging, taken in turn; none if no task's does. `scripts` (curated_envs) is the layout the
+    model was built to judge in, so that these judgments keep it rather than mix in another."""
+    envs_ = [env for env in curated_envs(task_ids, scripts) if type(env).teaches_judging()]
     if not envs_ or n <= 0:
         return []
-    for env in envs_:
-        for name, value in (scripts or {}).items():
-            if hasattr(env, name):
-                setattr(env, name, value)
     rng, rubrics = np.random.default_rng(seed), load_rubrics()
     return [critic_demonstration(envs_[i % len(envs_)], tokenizer, int(rng.integers(2**31)), rng,
                                  rubrics) for i in range(n)]

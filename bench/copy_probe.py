@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import envs  # noqa
 from critic.rubrics import load_rubrics
 from k2rl.config import DefaultModelConfig
+from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
 from k2rl.bootstrap.copying import copies
 from k2rl.lm.chat import load_tokenizer, conversation_ids
 from k2rl.bootstrap.sft import make_demo_envs, make_judge_envs, demonstration, bucketed_nll_backward
@@ -53,7 +54,7 @@ def main():
     p.add_argument("--n", type=int, default=30)
     p.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "copy_probe.json"))
     a = p.parse_args()
-    cfg = DefaultModelConfig()
+    cfg = DefaultModelConfig(**INSTRUCTION_SCRIPTS)  # recipe 11's scripts (the options off)
     tok = load_tokenizer(a.model)
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32)
     rub = load_rubrics()

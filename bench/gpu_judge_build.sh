@@ -9,7 +9,8 @@
 #   CAP_ARGS  judge_capacity.py options for every build, e.g. the instruction scripts' options:
 #             CAP_ARGS="--instr-bounds --misspell-rate 0.5"
 #   LENGTHS   the judging phases measured; LRX2=1 adds 600 steps at twice the rate
-#   KEEP=1    brings the warm-start and the 1500-step build back; NO_TESTS=1 skips the CUDA tests
+#   KEEP=1    brings the warm-start and the longest build (with its recipe.json) back;
+#             NO_TESTS=1 skips the CUDA tests
 # STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/gpu_judge_build.sh: a CPU smoke run.
 # Run from another checkout's root (with this script and judge_capacity.py copied in), it
 # measures that checkout's recipe.
@@ -25,6 +26,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 S=${STEPS_SCALE:-1}; P=${PAIRS:-$PWD/bench/results/heldout_pairs_judge_corr.jsonl}
 J="$OUT/judge_capacity.json"; R=${RECIPE:-recipe 11}; W=/tmp/w-${R// /}
 LENGTHS=${LENGTHS:-200 600 1500}  # judging-phase steps measured, each from the warm-start
+LAST=${LENGTHS##* }  # the longest, saved (and brought back with KEEP)
 steps() { $PY -c "print(max(1, round($1 * $S)))"; }
 if [ "$S" = 1 ] && [ -z "${NO_TESTS:-}" ]; then
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
@@ -36,15 +38,15 @@ T=${R// /}
 cap --judge-steps 0 --save $W --name "$R warm-start" --judgments "$OUT/j0$T.txt"
 for n in $LENGTHS; do
     cap --start $W --judge-steps $(steps $n) --name "$R judging phase $n" --judgments "$OUT/j$n$T.txt" \
-        $([ $n = 1500 ] && echo --save /tmp/p1500$T)
+        $([ $n = $LAST ] && echo --save /tmp/p$LAST$T)
 done
 if [ -n "${LRX2:-}" ]; then
     cap --start $W --judge-steps $(steps 600) --lr-scale 2 --name "$R judging phase 600, judge_lr x2" \
         --judgments "$OUT/j600x2$T.txt"
 fi
 if [ -n "${KEEP:-}" ]; then  # the models back: weights only (at most 8 files come back)
-    mkdir -p "$OUT/w$T" "$OUT/p1500$T"
-    cp $W/model.safetensors "$OUT/w$T/" && cp /tmp/p1500$T/model.safetensors "$OUT/p1500$T/"
+    mkdir -p "$OUT/w$T" "$OUT/p$LAST$T"
+    cp $W/model.safetensors "$OUT/w$T/" && cp /tmp/p$LAST$T/{model.safetensors,recipe.json} "$OUT/p$LAST$T/"
 fi
 for f in "$OUT"/j[0-9]*.txt; do echo "=== $(basename $f)"; cat "$f"; done >> "$OUT/judgments.txt"
 rm -f "$OUT"/j[0-9]*.txt  # (at most 8 files come back)

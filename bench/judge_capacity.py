@@ -96,7 +96,7 @@ def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, pro
     sft.bucketed_nll_backward = functools.partial(nll, budget=chunk_tokens)
     d = DefaultModelConfig()
     cfg = DefaultModelConfig(**SIZES[size], sft_steps=max(1, round(d.sft_steps * steps_scale)),
-                             judge_steps=max(1, round(d.judge_steps * steps_scale)))
+                             judge_steps=max(1, round(200 * steps_scale)))  # recipe 11's phase
     if judge_steps is not None:
         cfg = dataclasses.replace(cfg, judge_steps=judge_steps)
     cfg = dataclasses.replace(cfg, **recipe)  # e.g. the instruction scripts' options
@@ -229,7 +229,7 @@ def main(argv=None) -> None:
     src.add_argument("--model", type=Path, help="measure an existing model folder")
     p.add_argument("--start", type=Path, help="with --size default: a warm-started build (before its "
                    "judging phase) to continue, instead of a warm-start from scratch")
-    p.add_argument("--judge-steps", type=int, help="judging-phase steps (default: the recipe's 200)")
+    p.add_argument("--judge-steps", type=int, help="judging-phase steps (default: recipe 11's 200)")
     p.add_argument("--instr-bounds", action="store_true",
                    help="model.default.instr_bounds: instruction checks with each bound beside its count")
     p.add_argument("--misspell-rate", type=float, default=0.0,

@@ -6,6 +6,10 @@ demonstrations played by the default environments' scripted experts (k2rl.bootst
 is saved in HF format under `model.default.cache_dir/<recipe hash>` and reused while the recipe
 (every model.default field but the cache folder) stays the same. Deterministic given
 `model.default.seed`.
+
+A recipe whose weights ship with k2rl (`PREBUILT`: the default's, whose judging phase takes
+hours on a CPU and minutes on a GPU) is not built: its folder is made from the shipped
+weights and the tokenizer and config built here (`model.default.prebuilt`).
 """
 from __future__ import annotations
 
@@ -33,11 +37,15 @@ RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted ju
 #                        is not 0: a build without the phase keeps its folder and is the
 #                        phase's start. model.default.instr_bounds, instr_misspell_rate and
 #                        instr_compare, the instruction scripts' options, likewise where set)
-# The instruction scripts' options (model.default.instr_*): a recipe names them only where set.
-INSTRUCTION_SCRIPTS = ("instr_bounds", "instr_misspell_rate", "instr_compare")
+# The instruction scripts' options (model.default.instr_*), each with its value when off: a
+# recipe names them only where set (recipe 11's builds, made before they existed, name none).
+INSTRUCTION_SCRIPTS = {"instr_bounds": False, "instr_misspell_rate": 0.0, "instr_compare": False}
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
+# Weights shipped for a recipe: <folder name>.safetensors, and <folder name>.json saying how
+# they were built (its recipe, the phases' losses, the device, the sha256 of the weights).
+PREBUILT = Path(__file__).with_name("prebuilt")
 CHARS = [c for c in string.printable if c not in "\x0b\x0c\r"]
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|eos|>{% endfor %}"
@@ -100,6 +108,7 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     and the warm-start is always fp32 (see default_model), so none of it is named here."""
     fields = dataclasses.asdict(cfg)
     fields.pop("cache_dir")
+    fields.pop("prebuilt")  # shipped or built here: the same recipe's build
     if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
     for name in INSTRUCTION_SCRIPTS:  # off: as before they existed
@@ -123,8 +132,8 @@ def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
     taught to judge with: those its recipe names (a recipe names them only where set, so an
     absent one is off), or model.default's for a model k2rl did not build."""
     if built is not None:
-        off = {name: getattr(DefaultModelConfig, name) for name in INSTRUCTION_SCRIPTS}
-        default = dataclasses.replace(default, **{k: built.get(k, v) for k, v in off.items()})
+        default = dataclasses.replace(default, **{
+            name: built.get(name, off) for name, off in INSTRUCTION_SCRIPTS.items()})
     return instruction_scripts(default)
 
 
@@ -153,7 +162,11 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(default.seed)
-    if default.judge_steps:  # the judging phase continues the build without it (cached too)
+    shipped = PREBUILT / f"{out.name}.safetensors"
+    if default.prebuilt and shipped.exists():
+        tokenizer = build_tokenizer()
+        model, stats = prebuilt_model(shipped, default, tokenizer)
+    elif default.judge_steps:  # the judging phase continues the build without it (cached too)
         start = default_model(dataclasses.replace(cfg, path=None, default=dataclasses.replace(
             default, judge_steps=0)), progress=progress)
         tokenizer = load_tokenizer(start)
@@ -173,3 +186,28 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     (tmp / "recipe.json").write_text(json.dumps({**recipe(default), **stats}, indent=1))
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out
+
+
+def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
+    """The default recipe's model from the weights shipped for it (`PREBUILT`), and how they
+    were built (their .json beside them). Raises ValueError where the weights are not the
+    ones the .json names (a Git LFS pointer, a partial checkout) or were built for another
+    recipe."""
+    from safetensors.torch import load_file
+    from transformers import Qwen2ForCausalLM
+
+    about = json.loads(weights.with_suffix(".json").read_text())
+    fix = "set model.default.prebuilt=false to build the default model here"
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()
+    if digest != about["sha256"]:
+        raise ValueError(f"{weights} is not the file its .json names (sha256 {digest[:12]}, "
+                         f"not {about['sha256'][:12]}): check it out again, or {fix}")
+    if about["recipe"] != recipe(default):
+        raise ValueError(f"{weights} was built for another recipe than model.default's: {fix}")
+    model = Qwen2ForCausalLM(build_config(default, tokenizer))
+    missing, unexpected = model.load_state_dict(load_file(weights), strict=False)
+    if unexpected or set(missing) - {"lm_head.weight"}:  # the tied lm_head is not saved
+        raise ValueError(f"{weights} does not hold this recipe's Qwen2 weights "
+                         f"(missing {missing}, unexpected {unexpected}): {fix}")
+    model.tie_weights()
+    return model.eval(), {k: v for k, v in about.items() if k != "recipe"}

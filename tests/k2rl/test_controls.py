@@ -158,7 +158,9 @@ def test_curated_judgments_keep_the_instruction_layout_the_model_was_built_with(
 
     tok = build_tokenizer()
     tasks = ["k2rl/Instructions-v1"]
-    default = DefaultModelConfig()
+    assert judge_scripts(None, DefaultModelConfig()) == {  # the default's: all three on
+        "misspell_rate": 0.5, "bounds_in_checks": True, "compare_quoted": True}
+    default = DefaultModelConfig(instr_bounds=False, instr_misspell_rate=0.0, instr_compare=False)
     assert built_recipe(tmp_path) is None  # not built by k2rl: model.default's options
     assert judge_scripts(None, default) == {"misspell_rate": 0.0, "bounds_in_checks": False,
                                             "compare_quoted": False}

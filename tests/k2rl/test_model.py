@@ -2,10 +2,11 @@
 from pathlib import Path
 
 from k2rl.bootstrap.model import build_tokenizer, default_model, recipe_dir
-from k2rl.config import Config, DefaultModelConfig, ModelConfig
+from k2rl.config import Config, DefaultModelConfig, ModelConfig, load_config
 from k2rl.lm.chat import load_tokenizer
 from k2rl.lm.chat import prompt_ids
 
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 TINY = dict(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=5, sft_batch=4,
             judge_steps=0)
 
@@ -129,30 +130,88 @@ def test_copying_drills_are_named_in_the_recipe_only_when_on():
 
 
 def test_the_default_recipe_keeps_its_cache_folders():
-    """The default's build without the judging phase hashes as recipe 11 did before the recipe
-    fields moved under model.default and the phase existed (it is the phase's start, so a
-    cached recipe-11 build is reused); the default with the phase has a folder of its own; the
-    instruction scripts' options are named only where set. A change here would rebuild every
-    user's cached default model."""
+    """Recipe 11's builds keep the folders they had (a cached build is reused): without the
+    judging phase it hashes as before the recipe fields moved under model.default and the
+    phase existed, and the 200-step phase, the instruction scripts' options being named only
+    where set. The default (3000 steps, all three options) has its own folder, the name of its
+    shipped weights. A change here would rebuild every user's cached default model."""
     import dataclasses
 
     from k2rl.bootstrap.model import RECIPE_VERSION, recipe
 
     assert RECIPE_VERSION == 11  # bump both together when the build changes meaning
     default = Config().model.default
-    start = dataclasses.replace(default, judge_steps=0)
+    off = dict(instr_bounds=False, instr_misspell_rate=0.0, instr_compare=False)
+    recipe11 = dataclasses.replace(default, judge_steps=200, **off)
+    start = dataclasses.replace(recipe11, judge_steps=0)
     assert recipe_dir(start).name == "qwen2-char-3b0a00d8ebfe"
-    assert recipe_dir(default).name == "qwen2-char-c4f39acce3d9"
+    assert recipe_dir(recipe11).name == "qwen2-char-c4f39acce3d9"
+    assert recipe_dir(load_config(CONFIGS / "recipe11.yaml").model.default) == recipe_dir(recipe11)
+    assert recipe_dir(default).name == "qwen2-char-4ef550fc5550"
     base = {"version", "hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_steps",
             "sft_batch", "sft_lr", "tool_rate", "word_demos", "demo_tasks", "critic_demo_rate",
             "seed", "rubrics"}
     assert set(recipe(start)) == base
-    assert set(recipe(default)) == base | {"judge_steps", "judge_share", "judge_lr"}
-    scripts = dataclasses.replace(default, instr_bounds=True, instr_misspell_rate=0.5,
-                                  instr_compare=True)
-    assert set(recipe(scripts)) == set(recipe(default)) | {"instr_bounds", "instr_misspell_rate",
-                                                           "instr_compare"}
-    assert recipe_dir(scripts) != recipe_dir(default)
+    assert set(recipe(recipe11)) == base | {"judge_steps", "judge_share", "judge_lr"}
+    assert set(recipe(default)) == set(recipe(recipe11)) | set(off)
+    assert recipe(dataclasses.replace(default, prebuilt=False)) == recipe(default)
+
+
+def test_the_shipped_weights_are_the_default_recipe_s():
+    """k2rl/bootstrap/prebuilt holds the default recipe's weights, named by its folder, with
+    the recipe they were built for and their sha256: a change of the default recipe without
+    new weights fails here, as a clone that holds a Git LFS pointer would."""
+    import hashlib
+    import json
+
+    from k2rl.bootstrap.model import PREBUILT, recipe
+
+    default = Config().model.default
+    weights = PREBUILT / f"{recipe_dir(default).name}.safetensors"
+    about = json.loads(weights.with_suffix(".json").read_text())
+    assert about["recipe"] == recipe(default)
+    assert about["sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert about["judging_phase"]["steps"] == default.judge_steps == 3000
+    assert sorted(p.suffix for p in PREBUILT.iterdir()) == [".json", ".safetensors"]
+
+
+def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
+    """With model.default.prebuilt (the default) nothing is trained: the folder holds the
+    shipped weights, the tokenizer and config built here, and how the weights were built."""
+    import json
+
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModelForCausalLM
+
+    from k2rl.bootstrap.model import PREBUILT
+
+    folder = default_model(ModelConfig(default=DefaultModelConfig(cache_dir=str(tmp_path))),
+                           progress=False)
+    shipped = load_file(PREBUILT / f"{folder.name}.safetensors")
+    model = AutoModelForCausalLM.from_pretrained(folder)
+    assert all(torch.equal(model.state_dict()[k], v) for k, v in shipped.items())
+    assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
+    built = json.loads((folder / "recipe.json").read_text())
+    assert built["instr_compare"] is True and "NVIDIA" in built["built"]["device"]
+    assert load_tokenizer(folder).decode(load_tokenizer(folder).encode("a b")) == "a b"
+
+
+def test_shipped_weights_that_are_not_the_named_file_get_a_clear_error(tmp_path, monkeypatch):
+    """A truncated or LFS-pointer weights file is refused with the fix, before any run."""
+    import shutil
+
+    import pytest
+
+    from k2rl.bootstrap import model as built
+
+    name = recipe_dir(Config().model.default).name
+    shutil.copy(built.PREBUILT / f"{name}.json", tmp_path / f"{name}.json")
+    (tmp_path / f"{name}.safetensors").write_text("version https://git-lfs.github.com/spec/v1\n")
+    monkeypatch.setattr(built, "PREBUILT", tmp_path)
+    with pytest.raises(ValueError, match="prebuilt=false"):
+        default_model(ModelConfig(default=DefaultModelConfig(cache_dir=str(tmp_path / "c"))),
+                      progress=False)
 
 
 def test_the_judging_phase_continues_the_cached_build_without_it(tmp_path):

@@ -121,7 +121,7 @@ class DefaultModelConfig:
     judgments and the rest demonstrations, at `judge_lr` (down a cosine), so that the checks'
     one-character decisions (a mismatch mark, a finding) get the examples that the warm-start's
     small share of judgments does not give them; 0: none. 3000 steps take 3 minutes on an H200
-    and about 2.5 hours on 2 CPU cores, so the default's weights are shipped (`prebuilt`);
+    and 2-4 hours on 2 CPU cores, so the default's weights are shipped (`prebuilt`);
     recipe 11's 200 steps judged the held-out pairs 77%, 3000 with the instruction scripts'
     options 97% (measured: bench/README.md, The judging phase; The prebuilt default)."""
     judge_share: float = 0.5

@@ -96,7 +96,7 @@ class HybridWorker:
         self.correctors = (check_correctors([t.id for t in cfg.tasks])
                            if cfg.critic.correct_checks else {})
         self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
-                                check_tokens=check_tokens(self.built))
+                                check_tokens=check_tokens(self.built, cfg.model.default))
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)

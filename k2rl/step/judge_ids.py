@@ -109,11 +109,15 @@ MIN_ANSWER = 32  # tokens each answer keeps at least when a long question must b
 MIN_CHECK = 24  # tokens a check line keeps at least in an engine too short for CHECK_TOKENS
 
 
-def check_tokens(built: dict | None) -> int:
-    """The most tokens a check line of this model may take: LONG_CHECK_TOKENS for a model k2rl
-    built with model.default.instr_compare (`built`: its recipe, k2rl.lm.hf.built_recipe),
-    CHECK_TOKENS for any other."""
-    return LONG_CHECK_TOKENS if (built or {}).get("instr_compare") else CHECK_TOKENS
+def check_tokens(built: dict | None, default=None) -> int:
+    """The most tokens a check line of this model may take: LONG_CHECK_TOKENS where it judges
+    with the quoted-word comparison, CHECK_TOKENS otherwise. That is where k2rl built it with
+    model.default.instr_compare (`built`: its recipe, k2rl.lm.hf.built_recipe), or, for a
+    model k2rl did not build (`built` None), where `default` (a run's model.default, whose
+    instruction scripts its PTX judgments follow: k2rl.bootstrap.model.judge_scripts) has it."""
+    compare = built.get("instr_compare") if built is not None else getattr(
+        default, "instr_compare", False)
+    return LONG_CHECK_TOKENS if compare else CHECK_TOKENS
 
 
 def check_cap(tokenizer, max_len: int, rubrics, most: int = CHECK_TOKENS) -> int:

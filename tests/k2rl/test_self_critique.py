@@ -138,6 +138,11 @@ def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whol
 
     assert check_tokens(None) == check_tokens({"instr_bounds": True}) == CHECK_TOKENS
     assert check_tokens({"instr_compare": True}) == LONG_CHECK_TOKENS > CHECK_TOKENS
+    # a model k2rl did not build judges in model.default's layout (its PTX judgments' own)
+    from k2rl.config import DefaultModelConfig
+    assert check_tokens(None, DefaultModelConfig()) == LONG_CHECK_TOKENS
+    assert check_tokens(None, DefaultModelConfig(instr_compare=False)) == CHECK_TOKENS
+    assert check_tokens({}, DefaultModelConfig()) == CHECK_TOKENS  # recipe 11's build
     assert check_cap(TOK, 1024, RUBRICS, LONG_CHECK_TOKENS) == LONG_CHECK_TOKENS
     rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
     prompt = "List fruits. min 3 words, uppercase, include 'mango'."

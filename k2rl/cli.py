@@ -188,6 +188,8 @@ def train_run(args, cfg, run_dir: Path) -> int:
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
     if not args.resume:  # a resumed run's config already says which prompts fit
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
+        if not cfg.model.path:
+            print(default_model_line(model_dir))
         # what the workers' engines will take (k2rl.device.engine.fitted_max_len), for the guard below
         cfg.engine.max_model_len = fitted_max_len(str(model_dir), cfg.engine.max_model_len)
         for line in limit_prompts(cfg, str(model_dir)):
@@ -205,6 +207,17 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if "wandb" in cfg.log.backends and cfg.log.wandb_mode == "offline":
         print(f"W&B (offline): wandb sync {run_dir / 'wandb'}/offline-run-*")
     return 0
+
+
+def default_model_line(model_dir: Path) -> str:
+    """Where the embedded default model came from: the weights shipped for its recipe (how
+    they were built, from the folder's recipe.json) or a build on this machine."""
+    built = json.loads((Path(model_dir) / "recipe.json").read_text()).get("built")
+    if built:
+        return (f"k2rl: default model {model_dir}: the weights shipped for its recipe, built on "
+                f"{built['device']} on {built['when']} (model.default.prebuilt=false builds "
+                f"them here)")
+    return f"k2rl: default model {model_dir}: built on this machine"
 
 
 def precision_line(cfg) -> str:

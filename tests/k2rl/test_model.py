@@ -195,6 +195,11 @@ def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
     built = json.loads((folder / "recipe.json").read_text())
     assert built["instr_compare"] is True and "NVIDIA" in built["built"]["device"]
     assert load_tokenizer(folder).decode(load_tokenizer(folder).encode("a b")) == "a b"
+    from k2rl.cli import default_model_line  # what `k2rl train` says of it
+    assert "weights shipped" in default_model_line(folder) and "prebuilt=false" in \
+        default_model_line(folder)
+    tiny_folder = default_model(tiny(cache_dir=str(tmp_path)), progress=False)
+    assert default_model_line(tiny_folder).endswith("built on this machine")
 
 
 def test_shipped_weights_that_are_not_the_named_file_get_a_clear_error(tmp_path, monkeypatch):

@@ -78,7 +78,7 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
     before, samples = state.heldout_before, []
     if not before:
         before, samples = evaluate(workers, held)
-    if cfg.critic.refresh and state.critic_heldout is None:
+    if state.critic_heldout is None and heldout.judge_evaluated(cfg):
         store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, held))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
@@ -265,8 +265,8 @@ def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
 
 
 def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[str, float]:
-    """The policy as judge on the run's held-out pairs (none: nothing to report)."""
-    pairs = heldout_pairs(store, cfg.critic.eval_pairs) if cfg.critic.refresh else []
+    """The policy as judge on the run's held-out pairs (none drawn: nothing to report)."""
+    pairs = heldout_pairs(store, cfg.critic.eval_pairs)
     if not pairs:
         return {}
     prompts = len({(p.task, p.prompt) for p in pairs})

@@ -105,6 +105,12 @@ def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
             for n, r in enumerate(picked[:cfg.critic.eval_prompts])]
 
 
+def judge_evaluated(cfg) -> bool:
+    """Whether a run evaluates its judge on held-out pairs: where the critic's refresh trains
+    it, or where a task's reward comes from it (a critic-rewarded env), refresh or not."""
+    return cfg.critic.refresh or any(getattr(make_env(t.id), "judged", False) for t in cfg.tasks)
+
+
 def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:
     """Labelled pairs for the critic-rewarded tasks among `requests` (eval split): the
     expert's reply against up to `per_prompt` distinct wrong replies, each checked by the

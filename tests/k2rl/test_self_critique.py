@@ -466,3 +466,16 @@ def test_the_run_s_correctors_are_its_tasks_that_check_against_an_own_answer():
     assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_against
     assert ChatEnv.corrects_checks() and not InstructionsEnv.corrects_checks()
     assert fix["chat"]("7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"
+
+
+def test_the_judge_is_evaluated_where_a_reward_comes_from_it_even_with_the_refresh_off():
+    """critic.refresh=false still ranks chat's groups with the judge, so the run still draws
+    and scores its held-out pairs; a run with no judge at all (no refresh, no critic-rewarded
+    task) spends nothing on them."""
+    from k2rl.config import load_config
+    from k2rl.step.heldout import judge_evaluated
+
+    assert judge_evaluated(load_config(None, ["critic.refresh=false"]))  # the default: chat
+    assert judge_evaluated(load_config(None))
+    verifiable = load_config("configs/tiny.yaml", ["critic.refresh=false"])
+    assert not judge_evaluated(verifiable) and judge_evaluated(load_config("configs/tiny.yaml"))

@@ -18,6 +18,7 @@ import hashlib
 import json
 import shutil
 import string
+import sys
 from pathlib import Path
 
 import torch
@@ -137,6 +138,11 @@ def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
     return instruction_scripts(default)
 
 
+# Seconds a judging-phase step of the default size took (bench/README.md, "The judge's build";
+# "The prebuilt default"): an H200, and 2 CPU cores (2.5 s on the AMD EPYC, 5.3 on the Xeon).
+JUDGE_STEP_SECONDS = {"cuda": 0.06, "cpu": 2.5}
+
+
 def build_device() -> str:
     """Where the default model is built: "cuda" where torch sees a GPU, else "cpu"."""
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -167,6 +173,12 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
         tokenizer = build_tokenizer()
         model, stats = prebuilt_model(shipped, default, tokenizer)
     elif default.judge_steps:  # the judging phase continues the build without it (cached too)
+        if progress:
+            print(f"k2rl: building the default model in {out} (no weights ship for this recipe; "
+                  f"model.default.prebuilt={default.prebuilt}): the warm-start, then a judging "
+                  f"phase of {default.judge_steps} steps on {build_device()}, about "
+                  f"{JUDGE_STEP_SECONDS[build_device()] * default.judge_steps / 60:.0f} minutes "
+                  f"for the phase", file=sys.stderr, flush=True)
         start = default_model(dataclasses.replace(cfg, path=None, default=dataclasses.replace(
             default, judge_steps=0)), progress=progress)
         tokenizer = load_tokenizer(start)

@@ -267,3 +267,12 @@ def test_a_built_model_loads_the_standard_way_to_k2rl_s_ids_and_greedy_text(tmp_
         out = model.generate(torch.tensor([ids]), max_new_tokens=8, do_sample=False,
                              pad_token_id=plain.pad_token_id)[0, len(ids):].tolist()
     assert plain.decode(out) == ours.decode(out)
+
+
+def test_a_build_without_shipped_weights_says_what_it_will_take(tmp_path, capsys):
+    """A recipe no weights ship for (another seed, say) is built here, and says so first: how
+    many judging-phase steps on which device, and about how long."""
+    default_model(tiny(cache_dir=str(tmp_path), judge_steps=1), progress=True)
+    said = capsys.readouterr().err
+    assert "k2rl: building the default model" in said and "judging phase of 1 steps" in said
+    assert "no weights ship for this recipe" in said

@@ -120,8 +120,10 @@ def test_an_offline_wandb_run_is_written_in_the_run_folder(seen):
 def test_the_terminal_shows_the_bar_and_k2rls_lines_and_the_logs_are_in_the_run_folder(seen):
     run = Path(seen["run"])
     out, err = seen["stdout"], seen["stderr"]
-    assert out.startswith(f"k2rl: run folder {run} (library warnings: driver.log, the "
-                          "workers' logs: workers.log; `k2rl train -v` shows them here)\n")
+    said, folder = out.splitlines()[:2]  # where its default model came from, then the folder
+    assert said.startswith("k2rl: default model ") and said.endswith("built on this machine")
+    assert folder == (f"k2rl: run folder {run} (library warnings: driver.log, the workers' "
+                      "logs: workers.log; `k2rl train -v` shows them here)")
     assert "held-out accuracy (greedy" in out and f"tensorboard --logdir {run / 'tensorboard'}" in out
     for noise in ("HybridWorker pid=", "Token authentication", "Warning", "Loading weights",
                   "Started a local Ray instance", "wandb:"):

@@ -163,13 +163,18 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
         return Path(cfg.path)
     default = cfg.default
     out = recipe_dir(default)
+    shipped = PREBUILT / f"{out.name}.safetensors"
+    use_shipped = default.prebuilt and shipped.exists()
     if (out / "recipe.json").exists():
-        return out
+        if not (use_shipped and replaced(out, shipped)):
+            return out
+        if progress:
+            print(f"k2rl: the default model's shipped weights changed since {out} was made; "
+                  "making it again from them", file=sys.stderr, flush=True)
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(default.seed)
-    shipped = PREBUILT / f"{out.name}.safetensors"
-    if default.prebuilt and shipped.exists():
+    if use_shipped:
         tokenizer = build_tokenizer()
         model, stats = prebuilt_model(shipped, default, tokenizer)
     elif default.judge_steps:  # the judging phase continues the build without it (cached too)
@@ -196,17 +201,27 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     (tmp / "recipe.json").write_text(json.dumps({**recipe(default), **stats}, indent=1))
+    shutil.rmtree(out, ignore_errors=True)  # a folder made from weights shipped before
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out
 
 
+def replaced(folder: Path, weights: Path) -> bool:
+    """Whether `folder` was made from shipped weights other than `weights` (an older k2rl's)."""
+    made_from = json.loads((folder / "recipe.json").read_text()).get("sha256")
+    return made_from is not None and made_from != json.loads(
+        weights.with_suffix(".json").read_text())["sha256"]
+
+
 def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
-    """The default recipe's model from the weights shipped for it (`PREBUILT`), and how they
-    were built (their .json beside them). Raises ValueError where the weights are not the
-    ones the .json names (a Git LFS pointer, a partial checkout) or were built for another
-    recipe."""
+    """The default recipe's model from the weights shipped for it (`PREBUILT`, stored in int8:
+    k2rl.bootstrap.int8), and how they were built (their .json beside them). Raises ValueError
+    where the weights are not the ones the .json names (a Git LFS pointer, a partial checkout)
+    or were built for another recipe."""
     from safetensors.torch import load_file
     from transformers import Qwen2ForCausalLM
+
+    from k2rl.bootstrap.int8 import unpack
 
     about = json.loads(weights.with_suffix(".json").read_text())
     fix = "set model.default.prebuilt=false to build the default model here"
@@ -217,7 +232,7 @@ def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
     if about["recipe"] != recipe(default):
         raise ValueError(f"{weights} was built for another recipe than model.default's: {fix}")
     model = Qwen2ForCausalLM(build_config(default, tokenizer))
-    missing, unexpected = model.load_state_dict(load_file(weights), strict=False)
+    missing, unexpected = model.load_state_dict(unpack(load_file(weights)), strict=False)
     if unexpected or set(missing) - {"lm_head.weight"}:  # the tied lm_head is not saved
         raise ValueError(f"{weights} does not hold this recipe's Qwen2 weights "
                          f"(missing {missing}, unexpected {unexpected}): {fix}")

@@ -173,6 +173,7 @@ def test_the_shipped_weights_are_the_default_recipe_s():
     assert about["sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
     assert about["judging_phase"]["steps"] == default.judge_steps == 3000
     assert sorted(p.suffix for p in PREBUILT.iterdir()) == [".json", ".safetensors"]
+    assert weights.stat().st_size < 5e6 and about["storage"].startswith("int8")
 
 
 def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
@@ -184,11 +185,12 @@ def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
 
+    from k2rl.bootstrap.int8 import unpack
     from k2rl.bootstrap.model import PREBUILT
 
     folder = default_model(ModelConfig(default=DefaultModelConfig(cache_dir=str(tmp_path))),
                            progress=False)
-    shipped = load_file(PREBUILT / f"{folder.name}.safetensors")
+    shipped = unpack(load_file(PREBUILT / f"{folder.name}.safetensors"))
     model = AutoModelForCausalLM.from_pretrained(folder)
     assert all(torch.equal(model.state_dict()[k], v) for k, v in shipped.items())
     assert model.lm_head.weight.data_ptr() == model.model.embed_tokens.weight.data_ptr()
@@ -200,6 +202,40 @@ def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
         default_model_line(folder)
     tiny_folder = default_model(tiny(cache_dir=str(tmp_path)), progress=False)
     assert default_model_line(tiny_folder).endswith("built on this machine")
+
+
+def test_a_folder_made_from_weights_shipped_before_is_made_again(tmp_path, monkeypatch, capsys):
+    """A k2rl that ships new weights for the same recipe (the fp32 file before the int8 one)
+    replaces the cached folder made from the old ones, and says so; a folder made from the
+    current weights, or built here, is reused as it is."""
+    import json
+    import shutil
+
+    import pytest
+
+    from k2rl.bootstrap import model as built
+
+    cfg = ModelConfig(default=DefaultModelConfig(cache_dir=str(tmp_path / "c")))
+    name = recipe_dir(cfg.default).name
+    for suffix in (".json", ".safetensors"):
+        shutil.copy(built.PREBUILT / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
+    monkeypatch.setattr(built, "PREBUILT", tmp_path)
+    folder = default_model(cfg, progress=False)
+    made = (folder / "model.safetensors").stat().st_mtime_ns
+    capsys.readouterr()
+    assert default_model(cfg) == folder and capsys.readouterr().err == ""
+    assert (folder / "model.safetensors").stat().st_mtime_ns == made
+    about = json.loads((tmp_path / f"{name}.json").read_text())
+    (tmp_path / f"{name}.json").write_text(json.dumps({**about, "sha256": "0" * 64}))
+    (folder / "marker").write_text("")
+    with pytest.raises(ValueError, match="prebuilt=false"):  # the new file is checked first
+        default_model(cfg)
+    assert "shipped weights changed" in capsys.readouterr().err and (folder / "marker").exists()
+    (tmp_path / f"{name}.json").write_text(json.dumps(about))
+    recipe_json = json.loads((folder / "recipe.json").read_text())
+    (folder / "recipe.json").write_text(json.dumps({**recipe_json, "sha256": "1" * 64}))
+    assert default_model(cfg, progress=False) == folder and not (folder / "marker").exists()
+    assert json.loads((folder / "recipe.json").read_text())["sha256"] == about["sha256"]
 
 
 def test_shipped_weights_that_are_not_the_named_file_get_a_clear_error(tmp_path, monkeypatch):

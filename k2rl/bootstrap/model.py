@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from critic.rubrics import load_rubrics
+from k2rl.bootstrap.int8 import unpack
 from k2rl.bootstrap.sft import instruction_scripts, judging_phase, warm_start
 from k2rl.config import DefaultModelConfig, ModelConfig
 from k2rl.lm.chat import load_tokenizer
@@ -220,8 +221,6 @@ def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
     or were built for another recipe."""
     from safetensors.torch import load_file
     from transformers import Qwen2ForCausalLM
-
-    from k2rl.bootstrap.int8 import unpack
 
     about = json.loads(weights.with_suffix(".json").read_text())
     fix = "set model.default.prebuilt=false to build the default model here"

@@ -206,11 +206,19 @@ class TextEnv(gymnasium.Env[str, str]):
         """A plausible wrong response transcript to the current question."""
         raise NotImplementedError
 
+    def check_from(self, question: str, response: str, own: str) -> str | None:
+        """The check line of ``response`` the judge should have written from what it saw (the
+        question) and wrote (its own answer ``own``), for critic.correct_checks:
+        `check_against` here; an env whose checks read the question (an instruction's
+        constraints) overrides it. None where the line does not follow from those texts."""
+        return self.check_against(response, own)
+
     @classmethod
     def corrects_checks(cls) -> bool:
-        """Whether this env's check lines follow from the reply and the own answer alone
-        (it implements `check_against`)."""
-        return cls.check_against.__func__ is not TextEnv.check_against.__func__
+        """Whether this env's check lines follow from what the judge saw and wrote (it
+        implements `check_against` or `check_from`)."""
+        return (cls.check_against.__func__ is not TextEnv.check_against.__func__
+                or cls.check_from is not TextEnv.check_from)
 
     @classmethod
     def teaches_judging(cls) -> bool:

@@ -107,6 +107,40 @@ def describe(constraint: dict) -> str:
     return units[kind].format(n=constraint["n"])
 
 
+def read_prompt(prompt: str, topic_constraint: bool = False
+                ) -> tuple[list[dict], tuple[str, ...]] | None:
+    """The constraints and topic words an instruction prompt states, as the env drew them
+    (the inverse of its prompt: the head, then each constraint as `describe` says it); None
+    for any other text. With ``topic_constraint`` (v1) the topic leads the constraints.
+
+    >>> read_prompt("List fruits. max 2 words, avoid 'fig'.")[0]
+    [{'kind': 'max_words', 'n': 2}, {'kind': 'exclude', 'word': 'fig'}]
+    """
+    head = next((h for h in TOPICS if prompt.startswith(h + " ")), None)
+    if head is None or not prompt.endswith("."):
+        return None
+    vocabulary = TOPICS[head]
+    said = {describe(c): c for c in stated_constraints(vocabulary)}
+    parts = prompt[len(head) + 1:-1].split(", ")
+    if not all(part in said for part in parts):
+        return None
+    spec = [dict(said[part]) for part in parts]
+    if topic_constraint:
+        name = head.removeprefix("List ").removesuffix(".")
+        spec = [{"kind": "topic", "name": name, "words": list(vocabulary)}] + spec
+    return spec, vocabulary
+
+
+def stated_constraints(vocabulary: tuple[str, ...]) -> list[dict]:
+    """Every constraint `draw_constraint` can draw for a topic's words."""
+    return ([{"kind": "json"}, {"kind": "bullets"}, {"kind": "lowercase"}, {"kind": "uppercase"}]
+            + [{"kind": "sentences", "n": n} for n in (2, 3)]
+            + [{"kind": "max_words", "n": n} for n in (2, 3, 4)]
+            + [{"kind": "min_words", "n": n} for n in (2, 3)]
+            + [{"kind": "max_chars", "n": n} for n in (12, 16, 20)]
+            + [{"kind": k, "word": w} for k in ("include", "exclude") for w in vocabulary])
+
+
 def render(words: list[str], spec: list[dict]) -> str:
     """``words`` laid out in the spec's format and case.
 
@@ -271,11 +305,13 @@ class InstructionsEnv(TextEnv):
         fruits yes: no")."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
-        spec = problem.answer
+        return self.check_of(response, problem.answer, problem.vocabulary)
+
+    def check_of(self, response: str, spec: list[dict], vocabulary: tuple[str, ...]) -> str:
+        """`judge_check`'s line of ``response`` under ``spec`` and the topic's words."""
         met = satisfied(response, spec)
         quoted = next((c["word"] for c in spec if c["kind"] in ("include", "exclude")), None)
-        listed = word_list(response, problem.vocabulary,
-                           quoted=quoted if self.compare_quoted else None)
+        listed = word_list(response, vocabulary, quoted=quoted if self.compare_quoted else None)
         if self.compare_quoted:  # its finding first, beside the flag it reads
             order = sorted(range(len(spec)),
                            key=lambda i: spec[i]["kind"] not in ("include", "exclude"))
@@ -284,6 +320,14 @@ class InstructionsEnv(TextEnv):
             f"{_observed(response, c, self.bounds_in_checks)} {'yes' if ok else 'no'}"
             for c, ok in zip(spec, met)),
             all(met))
+
+    def check_from(self, question: str, response: str, own: str) -> str | None:
+        """The check line of ``response`` as the judge should have written it from the
+        question it saw: the constraints the question states (`read_prompt`), in this env's
+        layout (`bounds_in_checks`, `compare_quoted`); None for a question that is not one of
+        this env's prompts."""
+        read = read_prompt(question, self.topic_constraint)
+        return None if read is None else self.check_of(response, *read)
 
     def rejected_response(self, rng: np.random.Generator) -> str:
         """Topic words that break at least one constraint: a wrong count, case or format, the

@@ -212,11 +212,13 @@ def train_run(args, cfg, run_dir: Path) -> int:
 def default_model_line(model_dir: Path) -> str:
     """Where the embedded default model came from: the weights shipped for its recipe (how
     they were built, from the folder's recipe.json) or a build on this machine."""
-    built = json.loads((Path(model_dir) / "recipe.json").read_text()).get("built")
+    made = json.loads((Path(model_dir) / "recipe.json").read_text())
+    built = made.get("built")
     if built:
-        return (f"k2rl: default model {model_dir}: the weights shipped for its recipe, built on "
-                f"{built['device']} on {built['when']} (model.default.prebuilt=false builds "
-                f"them here)")
+        stored = made.get("storage", "fp32").split(",")[0]
+        return (f"k2rl: default model {model_dir}: the weights shipped for its recipe ({stored}, "
+                f"widened to fp32), built on {built['device']} on {built['when']} "
+                f"(model.default.prebuilt=false builds them here)")
     return f"k2rl: default model {model_dir}: built on this machine"
 
 
@@ -241,6 +243,11 @@ def print_summary(summary: dict) -> None:
         task = key.split("/")[1]
         n = after.get(f"heldout/{task}/n", float("nan"))
         print(f"  {task:<24}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}{n:>6.0f}")
+    for key in sorted(k for k in after if k.endswith("/sampled_accuracy")):  # eval.sampled_k
+        task = key.split("/")[1]
+        n = after.get(f"heldout/{task}/n", float("nan"))
+        print(f"  {task + ', sampled':<24}{before.get(key, float('nan')):>8.3f}{after[key]:>8.3f}"
+              f"{n:>6.0f}")
     print(f"  rollouts stored: {summary['rollouts']}")
     critic = summary.get("critic_accuracy")
     if critic:  # JSON keys are strings

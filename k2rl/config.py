@@ -402,6 +402,12 @@ class EvalConfig:
     """Held-out prompts per task (from the environment's eval split, never trained on)."""
     seed: int = 12345
     """Seed of the held-out prompt draw."""
+    sampled_k: int = 4
+    """Also sample each held-out prompt of a critic-rewarded task (chat) this many times at
+    rollout.temperature (0: off): `heldout/<task>/sampled_accuracy` and `sampled_flattery`.
+    The greedy reply is the policy's likeliest one; a policy that flatters in 4 replies of 10
+    still answers greedily without flattery, so only sampled replies show the judge's reward
+    removing it."""
 
 
 @dataclass

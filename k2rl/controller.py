@@ -75,11 +75,13 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
          on_stored: OnStored | None = None) -> dict:
     first = state.last_step + 1
     held = heldout.eval_requests(cfg)  # the same distinct problems at every evaluation
+    held += heldout.sampled_requests(cfg, held)  # and the critic-rewarded ones, sampled
     before, samples = state.heldout_before, []
     if not before:
         before, samples = evaluate(workers, held)
     if state.critic_heldout is None and heldout.judge_evaluated(cfg):
-        store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, held))
+        greedy = [r for r in held if not r.temperature]
+        store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, greedy))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
@@ -246,12 +248,19 @@ def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
 
 def evaluate(workers: WorkerGroup, requests: list[Request]
              ) -> tuple[dict[str, float], list[Group]]:
-    """Greedy held-out accuracy per task over the run's distinct eval problems, with n; and
-    the held-out groups (a few are logged as samples with the step's metrics)."""
+    """Greedy held-out accuracy per task over the run's distinct eval problems, with n, and
+    that of the sampled requests (k2rl.step.heldout.sampled_requests) as
+    `heldout/<task>/sampled_accuracy`; and the greedy held-out groups (a few are logged as
+    samples with the step's metrics)."""
     groups = workers.rollout(requests, 0)
-    accuracy = {k: v for k, v in task_metrics(groups, "heldout").items()
+    greedy = [g for g in groups if not g.request.temperature]
+    accuracy = {k: v for k, v in task_metrics(greedy, "heldout").items()
                 if k.endswith(("accuracy", "flattery"))}
-    return accuracy | heldout.counts(groups), groups
+    sampled = task_metrics([g for g in groups if g.request.temperature], "heldout")
+    accuracy |= {f"{k.rsplit('/', 1)[0]}/sampled_{k.rsplit('/', 1)[1]}": v
+                 for k, v in sampled.items()
+                 if k.endswith(("/accuracy", "/flattery")) and not k.startswith("heldout/all/")}
+    return accuracy | heldout.counts(greedy), greedy
 
 
 def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,

@@ -142,6 +142,9 @@ def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
 # Seconds a judging-phase step of the default size took (bench/README.md, "The judge's build";
 # "The prebuilt default"): an H200, and 2 CPU cores (2.5 s on the AMD EPYC, 5.3 on the Xeon).
 JUDGE_STEP_SECONDS = {"cuda": 0.06, "cpu": 2.5}
+# Seconds a warm-start step of the default size took: 42 s for 800 on the H200, 12.6 to 29
+# minutes for 800 on 2 CPU cores (bench/README.md, "Finding the quoted word", "The judging phase").
+WARM_STEP_SECONDS = {"cuda": 0.06, "cpu": 1.5}
 
 
 def build_device() -> str:
@@ -184,7 +187,7 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
                   f"model.default.prebuilt={default.prebuilt}): the warm-start, then a judging "
                   f"phase of {default.judge_steps} steps on {build_device()}, about "
                   f"{JUDGE_STEP_SECONDS[build_device()] * default.judge_steps / 60:.0f} minutes "
-                  f"for the phase", file=sys.stderr, flush=True)
+                  f"for the phase at the default size", file=sys.stderr, flush=True)
         start = default_model(dataclasses.replace(cfg, path=None, default=dataclasses.replace(
             default, judge_steps=0)), progress=progress)
         tokenizer = load_tokenizer(start)
@@ -193,6 +196,11 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
         stats = {"warm_start": stats, "judging_phase": judging_phase(
             model, tokenizer, default, progress=progress)}
     else:
+        if progress:
+            print(f"k2rl: building the default model's warm-start in {out} "
+                  f"({default.sft_steps} steps on {build_device()}, about "
+                  f"{WARM_STEP_SECONDS[build_device()] * default.sft_steps / 60:.0f} minutes at "
+                  "the default size)", file=sys.stderr, flush=True)
         tokenizer = build_tokenizer()
         model = Qwen2ForCausalLM(build_config(default, tokenizer)).to(build_device())
         stats = {"warm_start": warm_start(model, tokenizer, default, progress=progress)}

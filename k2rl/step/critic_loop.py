@@ -63,31 +63,40 @@ def reasoned(judgment: Judgment) -> bool:
             and finding(check_rejected) is False)
 
 
-Corrector = Callable[[str, str], "str | None"]  # (response, the judge's own answer) -> check
+# (question, response, the judge's own answer) -> the check line it should have written
+Corrector = Callable[[str, str, str], "str | None"]
 
 
-def check_correctors(task_ids: list[str]) -> dict[str, Corrector]:
-    """task name -> its environment's `check_against`, for the tasks that have one."""
+def check_correctors(task_ids: list[str], layout: Mapping[str, object] | None = None
+                     ) -> dict[str, Corrector]:
+    """task name -> its environment's `check_from`, for the tasks whose checks follow from
+    what the judge saw and wrote; `layout` sets the check scripts' options the judge was
+    taught (k2rl.step.judge_ids.instruction_layout) on the envs that have them."""
     out = {}
     for env_id in task_ids:
         env = make_env(env_id)
-        if getattr(env, "corrects_checks", lambda: False)():  # a plain gymnasium.Env: no
-            out[env.task] = type(env).check_against
+        if not getattr(env, "corrects_checks", lambda: False)():  # a plain gymnasium.Env: no
+            continue
+        for name, value in (layout or {}).items():
+            if hasattr(env, name):
+                setattr(env, name, value)
+        out[env.task] = env.check_from
     return out
 
 
 def corrected(comparison: Comparison, judgment: Judgment,
               correctors: Mapping[str, Corrector]) -> tuple[str, str] | None:
     """The check lines the judge should have written for a labelled pair (chosen first), from
-    the two answers and its own answer alone (its task's `check_against`), where they follow
-    from those texts and agree with the label: the chosen answer's check finds "yes" and the
-    rejected one's "no". None otherwise (no corrector for the task, or the judge's own answer
-    disagrees with the label, as when its own sum is wrong)."""
+    what it saw and wrote (its task's `check_from`: the question, the two answers and its own
+    answer), where they follow from those texts and agree with the label: the chosen answer's
+    check finds "yes" and the rejected one's "no". None otherwise (no corrector for the task,
+    a line that does not follow, or the judge's own answer disagrees with the label, as when
+    its own sum is wrong)."""
     check = correctors.get(comparison.task or "")
     if check is None:
         return None
-    fixed = tuple(check(answer, judgment.working) for answer in judgment.shown)
-    if finding(fixed[0]) is True and finding(fixed[1]) is False:
+    fixed = tuple(check(comparison.prompt, answer, judgment.working) for answer in judgment.shown)
+    if None not in fixed and finding(fixed[0]) is True and finding(fixed[1]) is False:
         return fixed
     return None
 

@@ -5,6 +5,9 @@
   names a problem up to its symmetries), so no problem is counted twice. Seeds are tried from
   `eval.seed` on until that many distinct problems are found or the split stops giving new ones;
   a split with fewer has fewer, and every figure carries its n (`heldout/<task>/n`).
+- Held-out prompts sampled (`sampled_requests`): a critic-rewarded task's held-out prompts are
+  also sampled `eval.sampled_k` times at the training temperature, since its greedy reply can
+  be right while a share of its sampled ones flatter (`heldout/<task>/sampled_accuracy`).
 - Held-out critic pairs (`critic_pairs`): labelled pairs from rollouts of eval-split prompts,
   sampled for this purpose before the first step with the starting policy at the training
   temperature. The policy never trains on these prompts (eval split) and they are never
@@ -17,6 +20,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 
 import numpy as np
@@ -79,6 +83,16 @@ def eval_requests(cfg: Config) -> list[Request]:
         for seed in distinct_seeds(task.id, cfg.eval.prompts_per_task, cfg.eval.seed):
             out.append(Request(task.id, seed, task.budget, "eval", len(out), temperature=0.0))
     return out
+
+
+def sampled_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
+    """The critic-rewarded tasks' held-out prompts again, each sampled `eval.sampled_k` times
+    at the training temperature of step 1 (the same at every evaluation), numbered after
+    `eval_reqs`."""
+    judged = {t.id for t in cfg.tasks if getattr(make_env(t.id), "judged", False)}
+    picked = [r for r in eval_reqs if r.env_id in judged] if cfg.eval.sampled_k else []
+    return [dataclasses.replace(r, group=len(eval_reqs) + i, temperature=cfg.rollout.temperature,
+                                k=cfg.eval.sampled_k) for i, r in enumerate(picked)]
 
 
 def counts(groups: list[Group]) -> dict[str, float]:

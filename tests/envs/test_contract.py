@@ -280,20 +280,26 @@ def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: st
     from k2rl.step.critic_demos import expert_transcript
 
     env = gymnasium.make(env_id).unwrapped
-    if env.check_against("x", "x") is None:
-        pytest.skip(f"{env_id}'s checks need the problem (no check_against)")
+    if not env.corrects_checks():
+        pytest.skip(f"{env_id}'s checks need the problem (no check_from)")
     for name, value in (("tool_rate", 1.0), ("hack_rate", 0.0)):  # the expert at its best
         if hasattr(env, name):
             setattr(env, name, value)
+    reads_own = env.check_against("x", "x") is not None  # else it reads the question
     rng = np.random.default_rng(1)
-    for seed in range(200):
-        env.reset(seed=seed)
-        good = expert_transcript(env, rng)
-        env.reset(seed=seed)
-        bad, own = env.rejected_response(rng), env.judge_working()
-        assert env.check_against(good, own) == env.judge_check(good)
-        assert env.check_against(bad, own) == env.judge_check(bad)
-        assert env.check_against(good, bad).endswith(": no")
+    for layout in ({}, {"bounds_in_checks": True, "compare_quoted": True}):
+        for name, value in layout.items():
+            if hasattr(env, name):
+                setattr(env, name, value)
+        for seed in range(200):
+            obs, _ = env.reset(seed=seed)
+            good = expert_transcript(env, rng)
+            env.reset(seed=seed)
+            bad, own = env.rejected_response(rng), env.judge_working()
+            assert env.check_from(obs, good, own) == env.judge_check(good)
+            assert env.check_from(obs, bad, own) == env.judge_check(bad)
+            if reads_own:
+                assert env.check_from(obs, good, bad).endswith(": no")
 
 
 def test_a_result_check_compares_a_character_at_a_time_up_to_the_first_difference() -> None:

@@ -7,7 +7,8 @@ import gymnasium
 import envs  # noqa: F401
 from k2rl.config import load_config
 from k2rl.step.group import Group, Request, Status, Trajectory
-from k2rl.step.heldout import counts, critic_pairs, critic_requests, distinct_seeds, eval_requests
+from k2rl.step.heldout import (counts, critic_pairs, critic_requests, distinct_seeds,
+                               eval_requests, sampled_requests)
 from k2rl.tasks import make as task_envs
 
 
@@ -69,6 +70,21 @@ def test_critic_requests_share_out_eval_prompts_over_tasks_at_training_temperatu
     assert len(reqs) == 10 and sum(r.env_id == "b" for r in reqs) == 3
     assert all(r.k == 4 and r.temperature == 0.9 and r.split == "eval" for r in reqs)
     assert [r.group for r in reqs] == list(range(10))
+
+
+def test_sampled_requests_are_the_critic_rewarded_tasks_held_out_prompts_at_temperature():
+    """Chat's greedy reply can be right while its sampled ones flatter: its held-out prompts go
+    again, eval.sampled_k times each at rollout.temperature, numbered after the greedy ones."""
+    cfg = load_config(None, ["eval.prompts_per_task=3", "rollout.temperature=0.9"])
+    held = eval_requests(cfg)
+    sampled = sampled_requests(cfg, held)
+    assert [(r.env_id, r.seed) for r in sampled] == [
+        (r.env_id, r.seed) for r in held if r.env_id == "k2rl/Chat-v1"] and len(sampled) == 3
+    assert all(r.temperature == 0.9 and r.k == 4 and r.split == "eval" for r in sampled)
+    assert [r.group for r in sampled] == list(range(len(held), len(held) + 3))
+    assert not sampled_requests(load_config(None, ["eval.sampled_k=0"]), held)
+    tiny = load_config("configs/tiny.yaml")  # no critic-rewarded task
+    assert not sampled_requests(tiny, eval_requests(tiny))
 
 
 def test_critic_pairs_come_from_verifiable_mixed_groups_spread_over_prompts():

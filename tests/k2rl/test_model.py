@@ -198,8 +198,8 @@ def test_the_default_model_is_made_from_its_shipped_weights(tmp_path):
     assert built["instr_compare"] is True and "NVIDIA" in built["built"]["device"]
     assert load_tokenizer(folder).decode(load_tokenizer(folder).encode("a b")) == "a b"
     from k2rl.cli import default_model_line  # what `k2rl train` says of it
-    assert "weights shipped" in default_model_line(folder) and "prebuilt=false" in \
-        default_model_line(folder)
+    assert "weights shipped for its recipe (int8, widened to fp32), built on NVIDIA" in \
+        default_model_line(folder) and "prebuilt=false" in default_model_line(folder)
     tiny_folder = default_model(tiny(cache_dir=str(tmp_path)), progress=False)
     assert default_model_line(tiny_folder).endswith("built on this machine")
 
@@ -312,3 +312,9 @@ def test_a_build_without_shipped_weights_says_what_it_will_take(tmp_path, capsys
     said = capsys.readouterr().err
     assert "k2rl: building the default model" in said and "judging phase of 1 steps" in said
     assert "no weights ship for this recipe" in said
+    # its start, the recipe without the phase, is built first and says so too
+    assert said.index("judging phase of 1 steps") < said.index(
+        "k2rl: building the default model's warm-start in ") and f"({TINY['sft_steps']} steps on " \
+        in said
+    default_model(tiny(cache_dir=str(tmp_path), judge_steps=1), progress=True)
+    assert "building" not in capsys.readouterr().err  # cached: nothing to say

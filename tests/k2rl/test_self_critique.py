@@ -31,7 +31,7 @@ from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
 from k2rl.step.critic_loop import (check_correctors, corrected, harvest, judge_examples,
                                    reasoned, store_pairs, training_pairs)
-from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
+from k2rl.step.judge_ids import (CUT, instruction_layout, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
                                  response_text, verdict_ids)
 from k2rl.step.judging import judge_groups, judge_with
 
@@ -224,7 +224,7 @@ def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
 def test_corrected_checks_are_what_the_judge_should_have_written_from_what_it_saw():
     """critic.correct_checks: the check lines follow from the two answers and the judge's own
     working alone (the task's check_against), never from the pair's label or answer key."""
-    fix = {"arithmetic": WorkedArithmeticEnv.check_against}
+    fix = {"arithmetic": WorkedArithmeticEnv().check_from}
     c = comparison_of(Pair("12-45=", "-33", "-32", "arithmetic"), load_rubrics())
     working = "-(45-12)|5-2=3|4-1-0=3|-33"
     slipped = Judgment(0.4, 0.6, working, ("-33 vs -33, --=33=33=: yes",
@@ -459,13 +459,39 @@ def test_the_judge_s_working_and_checks_are_the_engine_s_own_tokens():
     assert 0.0 <= p_ab <= 1.0 and 0.0 <= p_ba <= 1.0
 
 
-def test_the_run_s_correctors_are_its_tasks_that_check_against_an_own_answer():
-    fix = check_correctors(["k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1",
-                            "k2rl/Chat-v1"])
-    assert sorted(fix) == ["arithmetic", "chat"]
-    assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_against
-    assert ChatEnv.corrects_checks() and not InstructionsEnv.corrects_checks()
-    assert fix["chat"]("7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"
+def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_judge_saw():
+    """Arithmetic and chat check against the judge's own answer; instructions against the
+    constraints the question states, in the layout the judge was taught; a tool call's
+    product is not in any text the judge saw, so tool use has none."""
+    tasks = ["k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1", "k2rl/Chat-v1"]
+    fix = check_correctors(tasks)
+    assert sorted(fix) == ["arithmetic", "chat", "instructions"]
+    assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_from
+    assert ChatEnv.corrects_checks() and InstructionsEnv.corrects_checks()
+    assert fix["chat"]("Q", "7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"
+    question = "List colors. min 2 words, include 'navy'."
+    assert fix["instructions"](question, "navy", "navy red") == (
+        "1 navy+; colors yes, 1 words no, has 'navy' yes: no")
+    taught = check_correctors(tasks, instruction_layout(None, DefaultModelConfig()))
+    assert taught["instructions"](question, "navy", "navy red") == (
+        "1 navy+ nnaavvyy=^; has 'navy' yes, colors yes, 1 words, min 2 no: no")
+    assert taught["instructions"]("Tell me about the word nurse.", "x", "x") is None
+
+
+def test_corrected_instruction_checks_read_the_question_and_agree_with_the_label():
+    """An instruction pair's checks are corrected to what the question's constraints make of
+    each reply, where that agrees with the pair's label; the judge's own answer (a reply it
+    wrote) plays no part, and a question it cannot read corrects nothing."""
+    fix = check_correctors(["k2rl/Instructions-v1"])
+    c = comparison_of(Pair("List colors. min 2 words, include 'navy'.", "navy red", "navy",
+                           "instructions"), load_rubrics())
+    slipped = Judgment(0.4, 0.6, "red", ("1 navy+ 2 red+; colors yes, 2 words yes, has 'navy' "
+                                         "yes: yes", "1 navy+; colors yes, 1 words yes, has "
+                                         "'navy' yes: yes"), ("navy red", "navy"))
+    assert corrected(c, slipped, fix) == (
+        "1 navy+ 2 red+; colors yes, 2 words yes, has 'navy' yes: yes",
+        "1 navy+; colors yes, 1 words no, has 'navy' yes: no")
+    assert corrected(replace(c, prompt="List colors now."), slipped, fix) is None
 
 
 def test_the_judge_is_evaluated_where_a_reward_comes_from_it_even_with_the_refresh_off():

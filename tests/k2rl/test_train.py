@@ -62,13 +62,19 @@ def test_smoke_run_of_the_entry_point(tmp_path):
 
 def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
     """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
-    k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
+    printed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
          "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
          "model.default.demo_tasks=[k2rl/Arithmetic-v1,k2rl/Chat-v1]",
          "tasks=[{id: k2rl/Arithmetic-v1}, {id: k2rl/Chat-v1}]")
     lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
     judged = [m for m in lines[1:] if "train/chat/reward" in m]
     assert judged and all(m["time/critic"] > 0 for m in judged)
+    # chat's held-out prompts are also sampled (eval.sampled_k), arithmetic's only greedily
+    evals = [m for m in lines if "heldout/all/accuracy" in m]
+    assert len(evals) == 3 and all(0 <= m["heldout/chat/sampled_accuracy"] <= 1 and
+                                   "heldout/chat/sampled_flattery" in m for m in evals)
+    assert not any("sampled" in k for k in evals[0] if "arithmetic" in k or "/all/" in k)
+    assert evals[0]["heldout/chat/n"] == 8 and "chat, sampled" in printed.stdout
     # the judge on its held-out pairs is measured before the first step too, when it has any
     assert ("critic/accuracy" in lines[0]) == any("critic/accuracy" in m for m in lines[1:])
     rollouts, _, _ = read_store(tmp_path / "c")

@@ -401,6 +401,11 @@ def run_pairs(run_dir: str) -> list[Pair]:
     return pairs
 
 
+def run_config(run_dir: str | None):
+    """A run's config (its config.yaml), or the default config where there is no run."""
+    return load_config(Path(run_dir) / "config.yaml" if run_dir else None)
+
+
 def cmd_critic_eval(args) -> int:
     try:
         pairs = read_pairs(args.pairs) if args.pairs else run_pairs(args.run)
@@ -413,7 +418,8 @@ def cmd_critic_eval(args) -> int:
     log = Path(args.log).resolve()
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
-        judge = judging.standalone_judge(model, args.max_model_len)
+        judge = judging.standalone_judge(model, args.max_model_len,
+                                         default=run_config(args.run).model.default)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:

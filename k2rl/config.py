@@ -424,11 +424,12 @@ class CriticConfig:
     """Training pairs (each judged in both orders) mixed into every update."""
     correct_checks: bool = True
     """Train the judge's check lines where they slipped: for a task whose check follows from
-    the two answers and the judge's own answer alone (arithmetic's result, chat's fact,
-    compared a character at a time: `check_against`), the refresh trains on the line it should
-    have written from what it saw and wrote, wherever that line agrees with the pair's label,
-    instead of leaving a wrong check untrained. The judge is never shown the label or answer
-    key (measured: bench/README.md, Corrected checks)."""
+    what the judge saw and wrote (arithmetic's result and chat's fact against its own answer,
+    compared a character at a time; an instruction's constraints as the question states them:
+    the env's `check_from`), the refresh trains on the line it should have written, wherever
+    that line agrees with the pair's label, instead of leaving a wrong check untrained. The
+    judge is never shown the label or answer key (measured: bench/README.md, Corrected checks;
+    "int8 weights, corrected instruction checks")."""
     eval_pairs: int = 500
     """Most held-out pairs the critic is evaluated on; they are drawn once, before the first
     step, from rollouts of `eval_prompts` eval-split prompts (k2rl.step.heldout), and are the same

@@ -84,13 +84,16 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
     return judge
 
 
-def standalone_judge(model_dir: str, max_model_len: int = 1024, threads: int = 2) -> Judge:
-    """An engine and judge outside a run (for `k2rl critic eval`)."""
+def standalone_judge(model_dir: str, max_model_len: int = 1024, threads: int = 2,
+                     default=None) -> Judge:
+    """An engine and judge outside a run (for `k2rl critic eval`). A model k2rl did not build
+    checks in the layout of `default` (the model.default whose scripts a run's PTX judgments
+    taught it: k2rl.step.judge_ids.check_tokens), as it did in the run."""
     engine.configure_env(threads, kv_cache_gib=1)
     max_model_len = engine.fitted_max_len(model_dir, max_model_len)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
     return make_judge(llm, load_tokenizer(model_dir), max_model_len,
-                      check_tokens=check_tokens(built_recipe(model_dir)))
+                      check_tokens=check_tokens(built_recipe(model_dir), default))
 
 
 def judge_groups(groups: list[Group], judge: Judge, rubrics: list[Rubric],

@@ -21,8 +21,10 @@ def pairs_file(tmp_path):
     return path
 
 
-def shorter_answer_wins(model_dir, max_model_len):
+def shorter_answer_wins(model_dir, max_model_len, default=None):
     """A judge that prefers the shorter answer: right on arithmetic, wrong on tool use."""
+    shorter_answer_wins.default = default  # the layout a model k2rl did not build checks in
+
     def judge(comparisons):
         return [Judgment(0.95 if len(c.first) < len(c.second) else 0.05,
                          0.95 if len(c.second) < len(c.first) else 0.05, f"work on {c.prompt}",
@@ -38,6 +40,8 @@ def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["n"] == 3 and result["accuracy"] == pytest.approx(2 / 3)
     assert result["by_task"]["arithmetic"]["accuracy"] == 1.0
+    # without a run, the default config's model.default: the layout training would follow
+    assert shorter_answer_wins.default.instr_compare is True
     assert result["by_task"]["tool_use"]["accuracy"] == 0.0
     assert result["swap_consistency"] == 1.0 and result["tie_rate"] == 0.0
     assert result["brier"] == pytest.approx((2 * 0.05 ** 2 + 0.95 ** 2) / 3)

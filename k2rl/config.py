@@ -437,9 +437,9 @@ class CriticConfig:
     eval_prompts: int = 128
     """Eval-split prompts (over the tasks) sampled K times before the first step for the
     critic's held-out pairs; only verifiable ones with mixed outcomes give pairs."""
-    lr: float | None = 2e-5
+    lr: float | None = 5e-5
     """None: the verdict NLL joins the policy loss with `weight`. A number: each update ends
-    with one separate AdamW step on the verdict NLL at this learning rate (default 2e-5). Too
+    with one separate AdamW step on the verdict NLL at this learning rate (default 5e-5). Too
     high a rate leaks the verdict's "A"/"B" into the policy's replies, or collapses the policy
     it shares weights with; lower it if that happens, raise it if the judge learns too slowly
     (measured: bench/README.md, Why the defaults are what they are)."""

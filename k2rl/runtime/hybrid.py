@@ -30,7 +30,7 @@ from k2rl.lm.hf import built_recipe, param_count
 from k2rl.step.critic_loop import check_correctors, corrected, judge_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
-from k2rl.step.judge_ids import check_tokens, instruction_layout
+from k2rl.step.judge_ids import check_tokens
 from k2rl.step.judging import judge_groups, make_judge
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
@@ -94,7 +94,7 @@ class HybridWorker:
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
         self.correctors = (check_correctors([t.id for t in cfg.tasks],
-                                            instruction_layout(self.built, cfg.model.default))
+                                            judge_scripts(self.built, cfg.model.default))
                            if cfg.critic.correct_checks else {})
         self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
                                 check_tokens=check_tokens(self.built, cfg.model.default))

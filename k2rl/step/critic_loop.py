@@ -71,7 +71,7 @@ def check_correctors(task_ids: list[str], layout: Mapping[str, object] | None = 
                      ) -> dict[str, Corrector]:
     """task name -> its environment's `check_from`, for the tasks whose checks follow from
     what the judge saw and wrote; `layout` sets the check scripts' options the judge was
-    taught (k2rl.step.judge_ids.instruction_layout) on the envs that have them."""
+    taught (k2rl.bootstrap.model.judge_scripts) on the envs that have them."""
     out = {}
     for env_id in task_ids:
         env = make_env(env_id)

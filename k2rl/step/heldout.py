@@ -89,7 +89,7 @@ def sampled_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
     """The critic-rewarded tasks' held-out prompts again, each sampled `eval.sampled_k` times
     at the training temperature of step 1 (the same at every evaluation), numbered after
     `eval_reqs`."""
-    judged = {t.id for t in cfg.tasks if getattr(make_env(t.id), "judged", False)}
+    judged = judged_tasks(cfg)
     picked = [r for r in eval_reqs if r.env_id in judged] if cfg.eval.sampled_k else []
     return [dataclasses.replace(r, group=len(eval_reqs) + i, temperature=cfg.rollout.temperature,
                                 k=cfg.eval.sampled_k) for i, r in enumerate(picked)]
@@ -122,7 +122,12 @@ def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
 def judge_evaluated(cfg) -> bool:
     """Whether a run evaluates its judge on held-out pairs: where the critic's refresh trains
     it, or where a task's reward comes from it (a critic-rewarded env), refresh or not."""
-    return cfg.critic.refresh or any(getattr(make_env(t.id), "judged", False) for t in cfg.tasks)
+    return cfg.critic.refresh or bool(judged_tasks(cfg))
+
+
+def judged_tasks(cfg) -> set[str]:
+    """The ids of the run's critic-rewarded tasks (an env with `judged`: chat)."""
+    return {t.id for t in cfg.tasks if getattr(make_env(t.id), "judged", False)}
 
 
 def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:

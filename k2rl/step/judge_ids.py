@@ -115,19 +115,9 @@ def check_tokens(built: dict | None, default=None) -> int:
     model.default.instr_compare (`built`: its recipe, k2rl.lm.hf.built_recipe), or, for a
     model k2rl did not build (`built` None), where `default` (a run's model.default, whose
     instruction scripts its PTX judgments follow: k2rl.bootstrap.model.judge_scripts) has it."""
-    return LONG_CHECK_TOKENS if instruction_layout(built, default)["compare_quoted"] else CHECK_TOKENS
-
-
-def instruction_layout(built: dict | None, default=None) -> dict[str, bool]:
-    """The instruction checks' layout this model was taught (envs.instructions options
-    `bounds_in_checks`, `compare_quoted`): from its recipe where k2rl built it (`built`),
-    else from `default` (a run's model.default), as `check_tokens` reads it."""
-    def named(field: str) -> bool:
-        if built is not None:
-            return bool(built.get(field, False))
-        return bool(getattr(default, field, False))
-
-    return {"bounds_in_checks": named("instr_bounds"), "compare_quoted": named("instr_compare")}
+    compare = built.get("instr_compare") if built is not None else getattr(
+        default, "instr_compare", False)
+    return LONG_CHECK_TOKENS if compare else CHECK_TOKENS
 
 
 def check_cap(tokenizer, max_len: int, rubrics, most: int = CHECK_TOKENS) -> int:

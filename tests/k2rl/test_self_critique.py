@@ -23,7 +23,7 @@ from envs.arithmetic import WorkedArithmeticEnv
 from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
 from envs.instructions import InstructionsEnv
-from k2rl.bootstrap.model import build_tokenizer
+from k2rl.bootstrap.model import build_tokenizer, judge_scripts
 from k2rl.bootstrap.sft import make_judge_envs
 from k2rl.config import DefaultModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
@@ -31,7 +31,7 @@ from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
 from k2rl.step.critic_loop import (check_correctors, corrected, harvest, judge_examples,
                                    reasoned, store_pairs, training_pairs)
-from k2rl.step.judge_ids import (CUT, instruction_layout, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
+from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
                                  response_text, verdict_ids)
 from k2rl.step.judging import judge_groups, judge_with
 
@@ -472,7 +472,7 @@ def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_ju
     question = "List colors. min 2 words, include 'navy'."
     assert fix["instructions"](question, "navy", "navy red") == (
         "1 navy+; colors yes, 1 words no, has 'navy' yes: no")
-    taught = check_correctors(tasks, instruction_layout(None, DefaultModelConfig()))
+    taught = check_correctors(tasks, judge_scripts(None, DefaultModelConfig()))
     assert taught["instructions"](question, "navy", "navy red") == (
         "1 navy+ nnaavvyy=^; has 'navy' yes, colors yes, 1 words, min 2 no: no")
     assert taught["instructions"]("Tell me about the word nurse.", "x", "x") is None

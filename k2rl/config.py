@@ -376,6 +376,13 @@ class TrainConfig:
     options its recipe.json names, k2rl.bootstrap.model.judge_scripts); 0: none."""
     seed: int = 0
     """Seed of prompt sampling and rollouts."""
+    micro_batch_tokens: int | None = 2048
+    """Tokens (rows x their longest) in one forward and backward pass: each minibatch, the
+    log-prob recompute and the PTX and critic terms run in micro-batches of at most this many,
+    rows of similar length together, with the gradients accumulated, so memory does not grow
+    with prompts_per_step x k and padding is cut to each micro-batch's longest row. The step is
+    the one a single pass would take. Lower it when a worker runs out of memory; null: one pass
+    (at most 64 rows a forward)."""
     gradient_checkpointing: bool = False
     """Recompute each transformer block's activations in the backward pass instead of keeping
     them (HF `gradient_checkpointing_enable`): less memory for a large model, more time."""
@@ -383,6 +390,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         _choices(self)
         _positive(self, "steps", "inner_steps", "minibatches")
+        _require(self.micro_batch_tokens is None or self.micro_batch_tokens > 0,
+                 "train.micro_batch_tokens", "must be > 0 (or null: one pass)")
         _require(self.lr > 0, "train.lr", "must be > 0")
         _require(self.tau > 0, "train.tau", "must be > 0")
         for name in ("clip_eps", "clip_eps_high"):
@@ -412,10 +421,12 @@ class EvalConfig:
 
 @dataclass
 class CriticConfig:
-    refresh: bool = True
+    refresh: bool | None = None
     """Closed loop: turn verifiable groups with mixed outcomes into labelled pairs (Redis) and
     train the judging skill on them in the same update as the policy (false: the judge is never
-    trained, and critic-rewarded tasks are ranked by the model as it is)."""
+    trained, and critic-rewarded tasks are ranked by the model as it is). null (the default):
+    on where some task's reward comes from the critic (chat), off where none does, so a run of
+    verifiable tasks spends nothing on the judge; true trains and evaluates it regardless."""
     weight: float = 0.05
     """Weight of the critic's verdict NLL in the update (critic.lr None only); default 0.05.
     Much larger weights swamp the policy loss (measured: bench/README.md, Why the defaults are

@@ -35,7 +35,8 @@ from k2rl.config import Config, to_dict
 from k2rl.runtime import reaper
 from k2rl.runtime.redis_server import connect, start_redis
 from k2rl.runtime.store import RunState, RunStore
-from k2rl.runtime.worker_group import PlacementError, WorkerDied, WorkerGroup, WorkerStartError
+from k2rl.runtime.worker_group import (PlacementError, WorkerDied, WorkerGroup, WorkerOutOfMemory,
+                                       WorkerStartError)
 from k2rl.step import heldout
 from k2rl.step.group import Group, Request, trajectories
 from k2rl.step.reward import add_length_rewards, component_means
@@ -49,6 +50,10 @@ from rewards.chat import flattery
 OnStored = Callable[[int, WorkerGroup], None]
 
 
+# Requests a worker rolls out at once in a phase shown under a progress bar (rollout_shown).
+PHASE_PART = 128
+
+
 class RunError(RuntimeError):
     """A run failed in a way the user can act on; the message says how."""
 
@@ -58,27 +63,34 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
     """Run (or resume) the RL loop; returns the summary that is also written to summary.json."""
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
+    started = time.perf_counter()
     with services(cfg, run_dir) as store, loggers.opened(cfg, run_dir):
         state = store.state() if resume else RunState()
         if resume and not state.checkpoint:
             raise RunError(f"run {run_dir} has no checkpoint to resume from; start it again instead")
+        say(cfg, f"k2rl: starting {cfg.ray.num_workers} hybrid worker(s): a vLLM engine and the "
+                 "trainer each")
         workers = start_workers(cfg, state)
+        say(cfg, f"k2rl: workers ready after {time.perf_counter() - started:.0f} s")
         store.set_state(worker_nodes=workers.nodes)
         try:
             with reported(run_dir, 0):
-                return loop(cfg, run_dir, store, workers, state, on_stored)
+                return loop(cfg, run_dir, store, workers, state, on_stored, started)
         finally:
             workers.stop()
 
 
 def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, state: RunState,
-         on_stored: OnStored | None = None) -> dict:
+         on_stored: OnStored | None = None, started: float | None = None) -> dict:
+    """The RL steps from the state's next one; `started` (perf_counter) is when the run began,
+    for `time/to_first_step`."""
     first = state.last_step + 1
     held = heldout.eval_requests(cfg)  # the same distinct problems at every evaluation
     held += heldout.sampled_requests(cfg, held)  # and the critic-rewarded ones, sampled
     before, samples = state.heldout_before, []
     if not before:
-        before, samples = evaluate(workers, held)
+        before, samples = evaluate(workers, held, "held-out evaluation before step 1"
+                                   if cfg.log.progress else None)
     if state.critic_heldout is None and heldout.judge_evaluated(cfg):
         greedy = [r for r in held if not r.temperature]
         store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, greedy))
@@ -86,6 +98,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
     if first == 1:
         store.set_state(heldout_before=before, status="running")
         start = before | critic_accuracy(workers, cfg, store)  # the judge before any step
+        start["time/to_first_step"] = time.perf_counter() - (started or time.perf_counter())
+        say(cfg, f"k2rl: step 1 starts {start['time/to_first_step']:.0f} s after the run did")
         log(run_dir, store, 0, start | {"filter/kept": float(len(pool or []))}, samples)
     logged = {m["step"] for m in store.metrics()}
     after = None
@@ -107,7 +121,8 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
                 record.add(workers.sync())
             record.add(step_metrics(cfg, store, step, groups))
             if step % cfg.eval.every == 0 or step == cfg.train.steps:
-                after, samples = evaluate(workers, held)
+                after, samples = evaluate(workers, held, f"held-out evaluation at step {step}"
+                                          if cfg.log.progress else None)
                 record.add(after | critic_accuracy(workers, cfg, store))
             record.add(memory(store, workers))
             metrics = record.done()
@@ -162,14 +177,14 @@ def keep(cfg: Config, store: RunStore, step: int, groups: list[Group],
     store.record_outcomes([f"{t.env_id}|{t.prompt_id}" for t in trajs]
                           + [task_key(t.env_id) for t in verifiable],
                           [float(t.correct) for t in trajs + verifiable])
-    if cfg.critic.refresh:
+    if heldout.refreshes(cfg):
         store_pairs(store, harvest(groups))
 
 
 def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[Pair] | None:
     """This step's judge training pairs, drawn from the stored train pairs (None: refresh
     off)."""
-    if not cfg.critic.refresh:
+    if not heldout.refreshes(cfg):
         return None
     rng = np.random.default_rng([cfg.train.seed, step])
     return training_pairs(store, cfg.critic.pairs_per_step, rng)
@@ -246,13 +261,34 @@ def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
             "reward/timeouts": float(workers.reward_timeouts())}
 
 
-def evaluate(workers: WorkerGroup, requests: list[Request]
+def say(cfg: Config, line: str) -> None:
+    """One line on the terminal about a phase of the run (with log.progress)."""
+    if cfg.log.progress:
+        tqdm.write(line)
+
+
+def rollout_shown(workers: WorkerGroup, requests: list[Request], desc: str | None
+                  ) -> list[Group]:
+    """`workers.rollout` of requests outside the training steps, under a progress bar named
+    `desc` (None: no bar, one call): on a real model such a phase takes minutes."""
+    if desc is None:
+        return workers.rollout(requests, 0)
+    groups = []
+    with tqdm(total=len(requests), desc=desc, unit="prompt", leave=False) as bar:
+        for i in range(0, len(requests), PHASE_PART * workers.size):
+            part = requests[i:i + PHASE_PART * workers.size]
+            groups += workers.rollout(part, 0)
+            bar.update(len(part))
+    return groups
+
+
+def evaluate(workers: WorkerGroup, requests: list[Request], desc: str | None = None
              ) -> tuple[dict[str, float], list[Group]]:
     """Greedy held-out accuracy per task over the run's distinct eval problems, with n, and
     that of the sampled requests (k2rl.step.heldout.sampled_requests) as
     `heldout/<task>/sampled_accuracy`; and the greedy held-out groups (a few are logged as
-    samples with the step's metrics)."""
-    groups = workers.rollout(requests, 0)
+    samples with the step's metrics). `desc` names its progress bar."""
+    groups = rollout_shown(workers, requests, desc)
     greedy = [g for g in groups if not g.request.temperature]
     accuracy = {k: v for k, v in task_metrics(greedy, "heldout").items()
                 if k.endswith(("accuracy", "flattery"))}
@@ -268,7 +304,8 @@ def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
     """The critic's held-out pairs, drawn once before the first step (k2rl.step.heldout): from
     eval-split rollouts of the verifiable tasks, and made by the critic-rewarded tasks' envs."""
     requests = heldout.critic_requests(cfg, held)
-    groups = workers.rollout(requests, 0)
+    groups = rollout_shown(workers, requests, "the judge's held-out pairs: sampling"
+                           if cfg.log.progress else None)
     pairs = heldout.critic_pairs(groups, cfg.critic.eval_pairs) + heldout.judged_pairs(requests)
     return store_pairs(store, pairs, "heldout")
 
@@ -307,6 +344,12 @@ def reported(run_dir: Path, step: int):
     except EnvCrash as e:
         raise RunError(f"{e} at step {step}; nothing from this step was stored: fix the "
                        f"environment and resume with `k2rl train --resume {run_dir}`") from None
+    except WorkerOutOfMemory:
+        raise RunError(f"a hybrid worker ran out of memory at step {step} (Ray's memory monitor "
+                       "killed it): lower train.micro_batch_tokens, set "
+                       "train.gradient_checkpointing=true or lower engine.kv_cache_gib, then "
+                       f"resume with `k2rl train --resume {run_dir}` (nothing stored is lost)"
+                       ) from None
     except WorkerDied as e:
         raise RunError(f"a hybrid worker died at step {step} ({e}); resume with "
                        f"`k2rl train --resume {run_dir}`") from None

@@ -4,6 +4,11 @@ Configs and environments name their verifier with a string (an env's
 ``reward_name``), so rewards live in one flat registry: ``REWARDS`` maps a name
 to a batched verifier ``fn(responses, answers) -> list[float]``.
 
+Verifiers that score an answer (math_equiv, exact_int, final_int, exact_match,
+multiple_choice, countdown) read it with one extractor, ``rewards.extract.final_answer``:
+the final answer a grader would read, the working before it unscored; each takes the
+answer format as ``fmt`` ("auto" by default).
+
 A verifier whose cost a reply could blow up runs its work under a hard time limit
 (``rewards.deadline.within``, a worker process killed at the limit: ``math_equiv`` does);
 timed-out calls score 0 and are counted in ``rewards.deadline.TIMEOUTS``.
@@ -36,6 +41,13 @@ def register_reward(name: str, fn: Reward) -> Reward:
     return fn
 
 
+def takes_question(fn: Reward) -> bool:
+    """Whether a verifier reads the question too (``questions=``: ``math_equiv``'s echo rule)."""
+    import inspect
+
+    return "questions" in inspect.signature(fn).parameters
+
+
 def get_reward(name: str) -> Reward:
     """The verifier registered as ``name``; a typo gets the closest names."""
     try:
@@ -60,4 +72,4 @@ register_reward("multiple_choice", multiple_choice)
 
 __all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
            "final_int", "get_reward", "ifeval_following", "instruction_following", "math_equiv",
-           "multiple_choice", "parse_int", "register_reward", "sudoku", "unit_tests"]
+           "multiple_choice", "parse_int", "register_reward", "sudoku", "takes_question", "unit_tests"]

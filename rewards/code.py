@@ -73,6 +73,7 @@ import inspect
 import marshal
 import os
 import re
+import textwrap
 import threading
 import warnings
 from typing import Any, Sequence
@@ -81,8 +82,11 @@ from rewards.sandbox import SandboxPool, SandboxResult
 
 TIMEOUT_SECONDS = 5.0  # wall clock for one response's whole test run
 CPU_SECONDS = 5
-# A fenced block, possibly unclosed (the token budget can cut the closing fence).
-_FENCE = re.compile(r"```[A-Za-z0-9_+-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+# A fence line: three or more backticks or tildes, then an info string ("python", " py").
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^`\n]*)$", re.MULTILINE)
+# What the response's module is called when it runs: not "__main__", so that a
+# ``if __name__ == "__main__":`` block (a demo, an ``input()``) never runs.
+RESPONSE_MODULE = "response"
 
 
 # --- the harness: the code below runs in the sandbox (see _harness_source) ----
@@ -305,7 +309,7 @@ def read_exactly(fd: int, size: int) -> bytes:
 def serve_response(source: str, calls: int, replies: int) -> None:
     """R: run the response, then answer T's requests until the pipe closes; never returns."""
     isolate(keep=(calls, replies))
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace = {"__name__": RESPONSE_MODULE, "__builtins__": builtins}
     pid = os.getpid()
     try:
         exec(compile(source, "<response>", "exec"), namespace)
@@ -391,6 +395,7 @@ def _harness_source() -> str:
                                 for kind in PLAIN) + ")",
         f"TEST_MODULES = frozenset({sorted(TEST_MODULES)!r})",
         f"PR_SET_DUMPABLE = {PR_SET_DUMPABLE}",
+        f"RESPONSE_MODULE = {RESPONSE_MODULE!r}",
     ]
     for part in HARNESS_PARTS:
         tree = ast.parse(inspect.getsource(part))
@@ -412,16 +417,46 @@ HARNESS = _harness_source()
 # --- the host side ---------------------------------------------------------------
 
 
+def code_blocks(response: str) -> tuple[list[str], str | None]:
+    """The complete fenced blocks of ``response``, and an unclosed last one (or None).
+
+    Any fence: ```` ```python ````, ```` ``` python ````, ``~~~``; a block closes at a fence
+    of its own character, at least as long, with no info string.
+
+    >>> code_blocks("```python\\na = 1\\n```\\ntext\\n~~~ py\\nb = 2\\n~~~\\n```\\nc = 3")
+    (['a = 1\\n', 'b = 2\\n'], 'c = 3')
+    """
+    blocks, opened = [], None
+    for fence in _FENCE.finditer(response):
+        if opened is None:
+            opened = fence
+        elif (fence.group(1)[0] == opened.group(1)[0]
+              and len(fence.group(1)) >= len(opened.group(1)) and not fence.group(2).strip()):
+            blocks.append(textwrap.dedent(response[opened.end() + 1:fence.start()]))
+            opened = None
+    # A fence indented in a list indents its code too: dedent undoes it.
+    return blocks, (textwrap.dedent(response[opened.end() + 1:]) if opened is not None else None)
+
+
 def strip_fence(response: str) -> str:
-    """The code in ``response``: its first fenced block if it has one, else all of it.
+    """The code in ``response``: its last complete fenced block that defines a function or
+    class (a usage example after the code is not the answer), else its last complete block,
+    else an unclosed one (the token budget cut the fence), else all of it.
 
     >>> strip_fence("```python\\ndef f(x):\\n    return x\\n```")
     'def f(x):\\n    return x\\n'
+    >>> usage_after = "```\\nprint(f(2))\\n```"
+    >>> strip_fence("Use it as `f(2)`:\\n``` python\\ndef f(x): return x\\n```\\n" + usage_after)
+    'def f(x): return x\\n'
     >>> strip_fence("def f(x): return x")
     'def f(x): return x'
     """
-    fenced = _FENCE.search(response)
-    return fenced.group(1) if fenced else response
+    blocks, unclosed = code_blocks(response)
+    defining = [block for block in blocks if re.search(r"^\s*(?:async\s+)?(?:def|class)\s", block,
+                                                         re.MULTILINE)]
+    if defining or blocks:
+        return (defining or blocks)[-1]
+    return unclosed if unclosed is not None else response
 
 
 def harness(source: str, entry: str | None = None) -> str:

@@ -5,6 +5,12 @@
 rules earns full credit, so puzzles with several solutions need no answer
 list. Like every verifier they are pure, batched and import only the
 standard library.
+
+``countdown`` reads the reply's final answer (``rewards.extract.final_answer``: an
+``<answer>`` tag as TinyZero asks for, a box, "The answer is ...", the last line), written
+with ``×``, ``−``, ``÷``, ``\\times``, ``\\div``, ``\\frac{a}{b}`` or in a sentence, and
+otherwise the reply's last list of steps ("8 - 3 = 5", "5 * 4 = 20"): each step must use
+numbers still available, state its result truly, and the last leave only the target.
 """
 
 from __future__ import annotations
@@ -14,10 +20,30 @@ import re
 from collections import Counter
 from fractions import Fraction
 
+from rewards.extract import final_answer
+
 MAX_EXPR_LENGTH = 60
+# Steps read from a list: a countdown of six numbers takes five.
+MAX_STEPS = 8
 # Only decimal integers, the four operations, parentheses and spaces; this
 # rejects names, calls, powers, floats and underscores before `ast` sees them.
 _EXPR_CHARS = re.compile(r"[0-9+\-*/() ]*")
+# How replies write the four operations, and the brackets around them, in plain ASCII.
+_SYMBOLS = (("\\left", ""), ("\\right", ""), ("\\times", "*"), ("\\cdot", "*"),
+            ("\\div", "/"), ("×", "*"), ("·", "*"), ("⋅", "*"), ("∗", "*"), ("÷", "/"),
+            ("−", "-"), ("–", "-"), ("\\,", " "), ("\\!", ""), ("$", ""), ("[", "("),
+            ("]", ")"))
+# "x" between two operands, as a times sign.
+_LETTER_TIMES = re.compile(r"(?<=[0-9)])[ \t]*[xX][ \t]*(?=[0-9(])")
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+# A run of expression characters in a sentence (maximal, so that matching never backtracks).
+_EXPR_RUN = re.compile(r"[0-9+\-*/() ]+")
+# One step of a list: "Step 1: 8 - 3 = 5", "- 5 × 4 = 20" (the expression is its last run).
+_STEP = re.compile(r"([^=]*)=[ \t]*([0-9]+)[ \t.]*")
+# Longer clauses are not steps (and would make matching them slow).
+MAX_STEP_CHARS = 200
+# What an answer ends with: marks after it (a period, a tick) are not arithmetic.
+_LAST_TERM = re.compile(r"[\w)=]")
 _BIN_OPS = {
     ast.Add: lambda x, y: x + y,
     ast.Sub: lambda x, y: x - y,
@@ -78,34 +104,121 @@ def _walk(node: ast.AST, numbers: list[int]) -> Fraction | None:
 
 def _strip_stated_result(response: str, target: int) -> str:
     """``"3*5+7=22"`` -> ``"3*5+7"``; a stated result other than the target stays (and fails)."""
-    expr, equals, stated = response.partition("=")
+    expr, equals, stated = response.rpartition("=")
     if equals and stated.strip() == str(target):
         return expr
     return response
 
 
-def solves_countdown(response: str, numbers: list[int], target: int) -> bool:
+def plain_arithmetic(text: str) -> str:
+    """``text`` with the operations and brackets written as Python writes them.
+
+    >>> plain_arithmetic("$(8 \\\\times 3) − \\\\frac{7}{7}$"), plain_arithmetic("6 ÷ 2 x 4")
+    ('(8 * 3) - (7)/(7)', '6 / 2*4')
+    """
+    for _ in range(3):  # a fraction inside a fraction, as deep as a countdown answer goes
+        text = _LATEX_FRACTION.sub(r"(\1)/(\2)", text)
+    for written, plain in _SYMBOLS:
+        text = text.replace(written, plain)
+    text = _LETTER_TIMES.sub("*", text)  # "(8 - 3) x 4"
+    return text.replace("{", "(").replace("}", ")")
+
+
+def _without_trailing_marks(text: str) -> str:
+    """``text`` up to its last word character, ``)`` or ``=``."""
+    last = _LAST_TERM.search(text[::-1])
+    return text[:len(text) - last.start()] if last else ""
+
+
+def _arithmetic_runs(text: str) -> list[str]:
+    """The runs of arithmetic in ``text`` that hold a digit and an operation."""
+    return [run for run in _EXPR_RUN.findall(text)
+            if re.search(r"[0-9]", run) and re.search(r"[-+*/]", run)]
+
+
+def _expression(text: str, target: int) -> str:
+    """The expression a final answer states: all of it, or in a sentence the last run of
+    arithmetic ("So (3+5)*7-2 = 54." -> ``(3+5)*7-2``)."""
+    text = _without_trailing_marks(plain_arithmetic(text))  # "= 40 ✓", "= 40."
+    text = _strip_stated_result(text, target)
+    if evaluate_countdown(text) is not None or not re.search(r"[A-Za-z]{2}", text):
+        return text
+    runs = _arithmetic_runs(text)
+    return runs[-1] if runs else text
+
+
+def _solves_by_steps(steps: list[tuple[str, int]], numbers: list[int], target: int) -> bool:
+    """True if ``steps`` (expression, stated result) use ``numbers`` once each and end at
+    ``target``: each step draws on the numbers left (results of earlier steps included)."""
+    pool = Counter(numbers)
+    for expr, stated in steps:
+        result = evaluate_countdown(expr)
+        if result is None or result[0] != stated:
+            return False
+        used = Counter(result[1])
+        if used - pool:
+            return False  # a number that is not (or no longer) available
+        pool = pool - used + Counter([stated])
+    return bool(steps) and pool == Counter([target])
+
+
+def last_steps(text: str) -> list[tuple[str, int]]:
+    """The reply's last block of steps (a line or clause each), as (expression, stated result);
+    a trial may run into it (``solves_countdown`` tries every tail of the block).
+
+    >>> last_steps("8 or 3? Try 8*3 = 24.\\n\\nStep 1: 8 - 3 = 5\\nStep 2: 5 × 4 = 20\\nSo 20.")
+    [('8*3', 24), ('8 - 3', 5), ('5 * 4', 20)]
+    >>> last_steps("We do 8 - 3 = 5, then 5 * 4 = 20.")
+    [('8 - 3', 5), ('5 * 4', 20)]
+    """
+    block: list[tuple[str, int]] = []
+    for line in reversed(re.split(r"[\n,;]", plain_arithmetic(text))):
+        if not re.search(r"[0-9]", line):
+            continue  # "Then,", "Finally,": words between steps
+        step = _STEP.fullmatch(line.strip()) if len(line) <= MAX_STEP_CHARS else None
+        if step is None and block or len(block) == MAX_STEPS:
+            break
+        if step is not None:
+            runs = _arithmetic_runs(step.group(1))
+            if not runs:
+                break
+            block.append((runs[-1].strip(), int(step.group(2))))
+    return block[::-1]
+
+
+def solves_countdown(response: str, numbers: list[int], target: int, fmt: str = "auto") -> bool:
     """True if ``response`` uses every number exactly once and equals ``target``.
 
     "Exactly once" as in the 24 game and Countdown: each given number must
     appear once, no other number may appear, and digits may not be glued
     together (``35`` from 3 and 5). An optional trailing ``=target`` is allowed.
+    The expression is the reply's final answer (module doc), or its last list of steps.
 
     >>> solves_countdown("(3+5)*7-2", [2, 3, 5, 7], 54), solves_countdown("3*5+7=22", [3, 5, 7], 22)
     (True, True)
     >>> solves_countdown("7*7-5", [3, 5, 7], 44), solves_countdown("3*5+7", [3, 5, 7, 1], 22)
     (False, False)
+    >>> solves_countdown("<think>3*5 is 15</think><answer>3 × 5 + 7</answer>", [3, 5, 7], 22)
+    True
     """
     if not isinstance(response, str):
         return False
-    result = evaluate_countdown(_strip_stated_result(response, target))
-    if result is None:
+    found = final_answer(response, fmt)
+    if found is None or not found.clear:
         return False
-    value, used = result
-    return value == target and Counter(used) == Counter(numbers)
+    result = evaluate_countdown(_expression(found.text, target))
+    if result is not None:
+        value, used = result
+        if value == target and Counter(used) == Counter(numbers):
+            return True
+    # Steps: inside a marked answer, or the reply's own last ones where nothing is marked.
+    marked = found.how not in ("phrase", "last_line")
+    steps = last_steps(found.text if marked else response[:found.end])
+    # Trials may run straight into the steps: any tail of the block may be the solution.
+    return any(_solves_by_steps(steps[i:], numbers, target) for i in range(len(steps)))
 
 
-def countdown(responses: list[str], problems: list[dict]) -> list[float]:
+def countdown(responses: list[str], problems: list[dict], fmt: str = "auto") -> list[float]:
     """1.0 where a response solves its ``{"numbers": [...], "target": n}`` problem.
 
     >>> countdown(["8/(3-8/3)", "8*3", "3*8/3*8"], [{"numbers": [3, 3, 8, 8], "target": 24}] * 3)
@@ -116,7 +229,7 @@ def countdown(responses: list[str], problems: list[dict]) -> list[float]:
             f"countdown got {len(responses)} responses but {len(problems)} problems"
         )
     return [
-        1.0 if solves_countdown(response, problem["numbers"], problem["target"]) else 0.0
+        1.0 if solves_countdown(response, problem["numbers"], problem["target"], fmt) else 0.0
         for response, problem in zip(responses, problems)
     ]
 

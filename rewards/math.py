@@ -29,6 +29,13 @@ Numeric tolerance, one policy for every pair:
 math_verify's own float tolerance (``float_rounding``: 6 places) is not used: it made
 ``0.333333`` equal ``1/3`` but ``3.0000001`` differ from ``3``.
 
+What is judged is the response's final answer (issue 47): ``math_equiv`` reads it with
+``rewards.extract.final_answer`` (the last ``\\boxed{}``, an ``<answer>`` tag, ``#### x``,
+"the answer is x", the last line's value: "10 + 46 = 56" is judged as ``56``, "72 clips" as
+``72``), and the working before it is never scored. A reply that hedges ("71 or
+\\boxed{72}", two boxes that differ), negates ("The answer is not \\boxed{72}") or holds an
+invisible character scores 0. The rules below apply to that value alone.
+
 Equivalence alone would reward copying the question: ``3*(4+5)-7`` *equals*
 the answer to ``3*(4+5)-7=``, and ``2x+3x`` equals ``5x``. So a response must
 also be in final form (``is_final_form``):
@@ -40,16 +47,18 @@ also be in final form (``is_final_form``):
   ``symbol = value`` (``2x+3=11`` restates the question), no two numbers side by side
   (``4 5``), and no list of answers to a one-answer question (``4, 5``). Factored forms,
   powers and surds are final: ``2(2x+1)``, ``10^3``, ``2\\sqrt{2}``, ``(x+1)^2``;
-- and the rest of the response may hold no number: ``3*(4+5)-7 = \\boxed{20}`` shows
-  working. Where the answer cannot be told apart from the text (prose such as "the
-  total is 20 apples"), the response may state no more numbers than the gold answer
-  does (``literal_count``). The policies here answer tersely;
+- and the rest of what is judged may hold no number (called on a whole reply, as
+  ``is_equivalent`` may be, ``3*(4+5)-7 = \\boxed{20}`` shows working; ``math_equiv``
+  judges the extracted ``20``). Where the answer cannot be told apart from the text (prose
+  such as "the total is 20 apples"), it may state no more numbers than the gold answer
+  does (``literal_count``);
 - and the response is a final value, not the question restated (``restates``): it may
   carry no operator that the gold answer does not, where an operator is a binomial
   (``\\binom``, ``\\dbinom``, ``\\choose``), a factorial (``6!``), a floor or ceiling, a
   log or exp, a trigonometric function, a sum, product, integral, limit or determinant,
   ``\\div``, a modulo, gcd/lcm, max/min, a root (``\\sqrt{16}`` for 4) or an absolute
-  value (``|-3|``); a fraction of integers must be in lowest terms with a denominator
+  value (``|-3|``); a fraction of integers (or of a monomial over an integer:
+  ``\\frac{6x}{3}``) must be in lowest terms with a denominator
   above 1 (``\\frac{84}{12}``, ``10/12``, ``\\frac{8}{2}`` and ``\\frac{7}{1}`` are not final,
   unless the gold writes the same fraction); no sign may apply to a sign (``-(-3)``,
   ``--3``); and where the gold is a plain number (an integer, decimal, fraction, mixed
@@ -58,6 +67,13 @@ also be in final form (``is_final_form``):
   no arithmetic of any kind is left, e.g. a bare ``6+3*2-6=`` that math_verify reads as 6.
   Powers stay final (``10^3`` for 1000), as do equivalent forms of a closed form that
   carries the same operators as the gold (``\\sqrt{12}`` for ``2\\sqrt{3}``).
+
+The question's own expression (``echoes``): where ``math_equiv`` is given the questions, an
+answer equal, up to formatting and order, to an expression the question asks to expand, factor,
+simplify, compute, convert, express or round scores 0 (``(x-2)(x+3)`` for "Expand (x+3)(x-2)",
+``0.75`` for "Express 0.75 as a fraction", ``3.14159`` for "Round 3.14159 to two places").
+Environments do not pass the question yet (``envs.base.TextEnv._score``); without it the rules
+above are all that catch an echo.
 
 Bounded cost. Every call of ``math_equiv`` runs in a worker process with a hard limit of
 ``HARD_TIMEOUT_S`` seconds (``rewards.deadline``), in whatever thread it is called: SymPy
@@ -79,6 +95,7 @@ import re
 import threading
 
 from rewards.deadline import within
+from rewards.extract import final_answer
 
 # Responses are cut to their last characters before parsing: SymPy's work
 # grows fast with input size, and a final answer ends a response.
@@ -149,6 +166,10 @@ _INT_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{\s*(-?[0-9]+)\s*\}\s*\{\s*(-?[0-9]+)\s*\}"
     r"|\\[dt]?frac\s*([0-9])([0-9])"
     r"|(?<![0-9.])([0-9]+)\s*/\s*([0-9]+)(?![0-9.])")
+# A monomial over an integer: \frac{6x}{3}, 6x/3 (the coefficient and the denominator).
+_TERM_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{\s*(-?[0-9]+)\s*[A-Za-z][A-Za-z^0-9]*\s*\}\s*\{\s*([0-9]+)\s*\}"
+    r"|(?<![0-9.])([0-9]+)\s*[A-Za-z][A-Za-z^0-9]*\s*/\s*([0-9]+)(?![0-9.])")
 # A fraction with a decimal in it: \frac{1.5}{3}, 0.5/2, 3/1.5.
 _DECIMAL_FRACTION = re.compile(
     r"\\[dt]?frac\s*\{[^{}]*\.[0-9][^{}]*\}|\\[dt]?frac\s*\{[^{}]*\}\s*\{[^{}]*\.[0-9]"
@@ -218,9 +239,10 @@ def too_costly(text: str) -> bool:
 
 
 def _fractions(text: str) -> set[tuple[int, int]]:
-    """The fractions of integers ``text`` writes, as (numerator, denominator) pairs."""
+    """The fractions ``text`` writes, as (numerator, denominator) pairs: of integers, and of a
+    monomial over an integer (its coefficient: ``\\frac{6x}{3}`` is (6, 3))."""
     pairs = set()
-    for match in _INT_FRACTION.finditer(text):
+    for match in [*_INT_FRACTION.finditer(text), *_TERM_FRACTION.finditer(text)]:
         numerator, denominator = [int(g) for g in match.groups() if g is not None]
         pairs.add((numerator, denominator))
     return pairs
@@ -546,20 +568,107 @@ def _limited_equivalent(response: str, answer: str) -> bool:
     return bool(outcome.value)
 
 
-def math_equiv(responses: list[str], answers: list[str]) -> list[float]:
-    """1.0 where a response is equivalent to its answer and in final form, else 0.0.
+# --- the echo rule: the question's own expression is not its answer -------------------
 
-    Each pair is decided in the verifier worker within ``HARD_TIMEOUT_S`` (module doc).
+# A question that asks for work on an expression; the expression, copied back, is no answer.
+_ASKS_FOR_WORK = re.compile(
+    r"\b(?:expand|factor|factori[sz]e|simplify|compute|calculate|evaluate|convert|express|"
+    r"round|rewrite|rationali[sz]e|reduce)\b", re.IGNORECASE)
+# Verbs whose object may be a plain number ("Round 3.14159", "Express 0.75 as a fraction").
+_ASKS_TO_REWRITE = re.compile(r"\b(?:convert|express|round|rewrite|write)\b", re.IGNORECASE)
+# The object of a verb: up to a word that starts the rest of the sentence, or its end.
+_OBJECT = re.compile(r"\s*(.+?)(?=\s+(?:as|to|in|into|over|and|for|if|where|when|with|by)\b|[?,;]"
+                     r"|\.(?:\s|$)|$)", re.IGNORECASE | re.MULTILINE)
+# A number with nothing to do ("Compute 5"): an echo only where the question asks to rewrite it.
+_BARE_NUMBER = re.compile(r"-?[0-9][0-9,]*(?:\.[0-9]+)?")
+_QUESTION_MATH = re.compile(r"\$\$([^$]+)\$\$|\$([^$]+)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]")
+_NOT_ECHO_KEY = re.compile(r"\\(?:left|right|displaystyle|cdot|times|[,;!: ])|[\s$(){}\[\]*]")
 
-    >>> responses = ["\\\\frac{1}{2}", "x=3", "\\\\boxed{4}", "-0.50", "5"]
-    >>> math_equiv(responses, ["0.5", "3", "4", "-1/2", "4"])
-    [1.0, 1.0, 1.0, 1.0, 0.0]
+
+def question_expressions(question: str) -> list[str]:
+    """The expressions ``question`` asks to expand, factor, simplify, compute, convert or
+    round: its ``$..$`` math, and the object of each such verb.
+
+    >>> question_expressions("Expand (x+3)(x-2).")
+    ['(x+3)(x-2)']
+    >>> question_expressions("Express 0.75 as a fraction"), question_expressions("What is 2+2?")
+    (['0.75'], [])
+    """
+    if not isinstance(question, str) or not _ASKS_FOR_WORK.search(question):
+        return []
+    found = [next(g for g in match.groups() if g is not None)
+             for match in _QUESTION_MATH.finditer(question)]
+    rewrite = _ASKS_TO_REWRITE.search(question) is not None
+    for verb in _ASKS_FOR_WORK.finditer(question):
+        thing = _OBJECT.match(question, verb.end())
+        text = thing.group(1).strip().strip("$") if thing else ""
+        if text and not _is_words(text) and (rewrite or not _BARE_NUMBER.fullmatch(text)):
+            found.append(text)
+    return found
+
+
+def _echo_key(text: str) -> str:
+    """``text`` up to formatting and order: its characters, sorted, without spaces,
+    brackets, markup and multiplication signs (``\\frac{a}{b}`` reads ``a/b``)."""
+    text = re.sub(r"\\[dt]?frac\s*", "/", text)  # \frac{6x}{3} and 6x/3 share a key
+    return "".join(sorted(_NOT_ECHO_KEY.sub("", text).replace("/", "")))
+
+
+def echoes(response: str, question: str) -> bool:
+    """True if ``response`` is, up to formatting and order, an expression the question asks
+    to work on (``question_expressions``).
+
+    >>> echoes("(x-2)(x+3)", "Expand (x+3)(x-2)"), echoes("x^2+x-6", "Expand (x+3)(x-2)")
+    (True, False)
+    >>> question = "Simplify $\\\\frac{6x}{3}$"
+    >>> echoes("\\\\frac{6x}{3}", question), echoes("6x/3", question), echoes("2x", question)
+    (True, True, False)
+    """
+    key = _echo_key(response)
+    return any(key == _echo_key(expression) for expression in question_expressions(question))
+
+
+# --- the verifier ------------------------------------------------------------------------
+
+
+def graded_value(response: str, fmt: str = "auto") -> str | None:
+    """The value of ``response``'s final answer (``rewards.extract``), or None where it has
+    none, or hedges, negates or hides characters.
+
+    >>> graded_value("48 + 24 = 72, so she sold \\\\boxed{72} clips."), graded_value("10 + 46 = 56")
+    ('72', '56')
+    >>> graded_value("The answer is not \\\\boxed{72}"), graded_value("71 or \\\\boxed{72}")
+    (None, None)
+    """
+    found = final_answer(response, fmt)
+    if found is None or not found.clear or found.value is None:
+        return None
+    return found.value
+
+
+def math_equiv(responses: list[str], answers: list[str], questions: list[str] | None = None,
+               fmt: str = "auto") -> list[float]:
+    """1.0 where a response's final answer is equivalent to its answer and in final form.
+
+    The final answer is what ``rewards.extract.final_answer`` reads (``fmt``: its format); the
+    working before it is not scored. With ``questions``, an answer that copies the expression
+    its question asks to work on scores 0 (``echoes``). Each pair is decided in the verifier
+    worker within ``HARD_TIMEOUT_S`` (module doc).
+
+    >>> responses = ["\\\\frac{1}{2}", "x=3", "\\\\boxed{4}", "-0.50", "5", "2+2 = \\\\boxed{4}."]
+    >>> math_equiv(responses, ["0.5", "3", "4", "-1/2", "4", "4"])
+    [1.0, 1.0, 1.0, 1.0, 0.0, 1.0]
     """
     if len(responses) != len(answers):
         raise ValueError(
             f"math_equiv got {len(responses)} responses but {len(answers)} answers"
         )
-    return [
-        1.0 if _limited_equivalent(response, answer) else 0.0
-        for response, answer in zip(responses, answers)
-    ]
+    questions = [None] * len(responses) if questions is None else questions
+    scores = []
+    for response, answer, question in zip(responses, answers, questions):
+        value = graded_value(response, fmt) if isinstance(response, str) else None
+        if value is None or len(value) > MAX_CHARS or (question and echoes(value, question)):
+            scores.append(0.0)
+        else:
+            scores.append(1.0 if _limited_equivalent(value, answer) else 0.0)
+    return scores

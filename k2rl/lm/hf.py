@@ -5,6 +5,7 @@ one vLLM can load, with a tokenizer whose chat template k2rl can lay out), and s
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import torch
@@ -55,3 +56,50 @@ def built_recipe(model_dir: str | Path) -> dict | None:
 
 def param_count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
+
+
+# Bytes of activations a token holds for the backward pass, per decoder layer, in units of
+# (hidden, intermediate) floats: fitted to SmolLM2-135M under bf16 autocast on the CPU
+# (bench/results/real_memory.json: 1.2 MB a token over its 30 layers).
+ACTIVATION_FLOATS = (8, 4)
+# What the worker process holds besides weights and activations: torch, vLLM, Ray (measured
+# about 1.5 GB on the CPU).
+RUNTIME_GB = 1.5
+
+
+def stored_params(model_dir: str | Path) -> int:
+    """Parameters in a model folder's safetensors files, read from their headers."""
+    from safetensors import safe_open
+
+    total = 0
+    for file in Path(model_dir).glob("*.safetensors"):
+        with safe_open(file, "pt") as f:
+            for name in f.keys():
+                total += math.prod(f.get_slice(name).get_shape())
+    return total
+
+
+def peak_memory_gb(cfg, model_dir: str | Path) -> dict[str, float]:
+    """A rough estimate of a hybrid worker's peak memory, in GB, by part: the trainer's fp32
+    weights, gradients and AdamW moments; one micro-batch's activations; the engine's weights
+    and KV cache; the runtime."""
+    config = json.loads((Path(model_dir) / "config.json").read_text())
+    params = stored_params(model_dir)
+    layers = config.get("num_hidden_layers", 1)
+    per_token = layers * 4 * (ACTIVATION_FLOATS[0] * config.get("hidden_size", 0)
+                              + ACTIVATION_FLOATS[1] * config.get("intermediate_size", 0))
+    tokens = cfg.train.micro_batch_tokens or 64 * cfg.engine.max_model_len
+    engine_bytes = 2 if (cfg.engine.dtype or cfg.model.dtype) in ("bfloat16", "float16") else 4
+    return {"trainer": params * 16 / 1e9, "activations": per_token * tokens / 1e9,
+            "engine": (params * engine_bytes + cfg.engine.kv_cache_gib * 2**30) / 1e9,
+            "runtime": RUNTIME_GB}
+
+
+def memory_line(cfg, model_dir: str | Path) -> str:
+    """One line before the run starts: the worker's estimated peak and the settings that
+    lower it."""
+    parts = peak_memory_gb(cfg, model_dir)
+    detail = ", ".join(f"{name} {gb:.1f}" for name, gb in parts.items())
+    return (f"k2rl: a hybrid worker's peak memory, estimated: {sum(parts.values()):.1f} GB "
+            f"({detail}); train.micro_batch_tokens ({cfg.train.micro_batch_tokens}) and "
+            f"engine.kv_cache_gib ({cfg.engine.kv_cache_gib}) lower it")

@@ -90,29 +90,61 @@ def _picked_logp(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Te
     return logits.gather(-1, targets[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
+def micro_batches(lengths: torch.Tensor, max_tokens: int | None = None, max_rows: int = 64
+                  ) -> list[torch.Tensor]:
+    """Row indices (on the CPU) sorted by length, cut into runs of at most `max_rows` rows whose padded size
+    (rows x the run's longest row) is at most `max_tokens` (a longer row goes alone).
+
+    >>> [r.tolist() for r in micro_batches(torch.tensor([5, 1, 4, 2]), max_tokens=8)]
+    [[1, 3], [2], [0]]
+    """
+    lengths = lengths.cpu()
+    order = torch.argsort(lengths, stable=True)
+    runs, run = [], []
+    for i in order.tolist():
+        longest = int(lengths[i])  # sorted: the newcomer is the run's longest
+        if run and (len(run) == max_rows
+                    or (max_tokens is not None and (len(run) + 1) * longest > max_tokens)):
+            runs.append(run)
+            run = []
+        run.append(i)
+    return [torch.tensor(r, dtype=torch.long) for r in runs + [run] if r]
+
+
+def cut(batch: dict[str, torch.Tensor], rows: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Rows `rows` of a right-padded batch, (B, T) tensors cut to their own longest row (at
+    least 2 tokens); per-row values (B,) such as rewards come along."""
+    L = max(2, int(batch["attention_mask"][rows].sum(-1).max()))
+    return {name: t[rows, :L] if t.dim() > 1 else t[rows] for name, t in batch.items()}
+
+
 def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                      chunk: int = 64) -> torch.Tensor:
-    """`token_logp` computed in chunks of similar length, each cut to its own longest row.
+                      chunk: int = 64, max_tokens: int | None = None) -> torch.Tensor:
+    """`token_logp` computed in micro-batches of similar length (`micro_batches`), each cut to
+    its own longest row.
 
     The same values (and gradients) as one padded forward, for right-padded rows, without
     running a batch of mixed tasks at the length of its longest episode.
     """
     T = input_ids.shape[1]
-    lengths = attention_mask.sum(-1)
-    order = torch.argsort(lengths)
-    parts = []
-    for i in range(0, len(order), chunk):
-        rows = order[i:i + chunk]
-        L = max(2, int(lengths[rows].max()))
-        logp = token_logp(model, input_ids[rows, :L], attention_mask[rows, :L])
-        parts.append(F.pad(logp, (0, T - L)))
+    out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
+    parts, index = [], []
+    for rows in micro_batches(attention_mask.sum(-1), max_tokens, chunk):
+        part = cut({"input_ids": input_ids, "attention_mask": attention_mask}, rows)
+        parts.append(F.pad(token_logp(model, part["input_ids"], part["attention_mask"]),
+                           (0, T - part["input_ids"].shape[1])))
+        index.append(rows)
+    if not parts:
+        return out
+    order = torch.cat(index)
     inverse = torch.empty_like(order)
     inverse[order] = torch.arange(len(order), device=order.device)
     return torch.cat(parts)[inverse]
 
 
-def token_nll(model, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Mean negative log-likelihood over the masked (assistant) tokens."""
+def token_nll(model, batch: dict[str, torch.Tensor], total: float | None = None) -> torch.Tensor:
+    """Mean negative log-likelihood over the masked (assistant) tokens; with `total`, their
+    summed NLL over `total` (a micro-batch's share of a larger batch's mean)."""
     logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
     mask = batch["loss_mask"]
-    return -(logp * mask).sum() / mask.sum().clamp(min=1)
+    return -(logp * mask).sum() / (total or mask.sum().clamp(min=1))

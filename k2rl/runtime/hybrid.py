@@ -184,7 +184,8 @@ class HybridWorker:
                          aux, self.rng)
         if c.lr and critic_pairs is not None:  # its own step at its own learning rate
             metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, judge,
-                                                        self.pad_id, t.grad_clip)
+                                                        self.pad_id, t.grad_clip,
+                                                        t.micro_batch_tokens)
             metrics["train_flops"] += flops
         seconds = time.perf_counter() - start
         metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9

@@ -43,6 +43,19 @@ class WorkerDied(RuntimeError):
         self.report = report
 
 
+class WorkerOutOfMemory(WorkerDied):
+    """Ray's memory monitor killed a hybrid worker (the machine ran out of memory)."""
+
+
+def died(e: Exception) -> WorkerDied:
+    """A worker's death as WorkerDied, or WorkerOutOfMemory where memory killed it."""
+    import ray
+
+    oom = isinstance(e, ray.exceptions.OutOfMemoryError) or "memory" in str(e).lower() and (
+        "killed" in str(e).lower())
+    return (WorkerOutOfMemory if oom else WorkerDied)(type(e).__name__, str(e))
+
+
 class WorkerGroup:
     def __init__(self, actors: list, placement=None, nodes: list[str] = ()):
         self.actors = actors
@@ -167,8 +180,8 @@ def gather(refs: list) -> list:
         if isinstance(getattr(e, "cause", None), EnvCrash):
             raise e.cause from None
         raise
-    except ray.exceptions.RayActorError as e:
-        raise WorkerDied(type(e).__name__, str(e)) from None
+    except (ray.exceptions.RayActorError, ray.exceptions.OutOfMemoryError) as e:
+        raise died(e) from None
     return ray.get(list(refs))
 
 

@@ -122,7 +122,13 @@ def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
 def judge_evaluated(cfg) -> bool:
     """Whether a run evaluates its judge on held-out pairs: where the critic's refresh trains
     it, or where a task's reward comes from it (a critic-rewarded env), refresh or not."""
-    return cfg.critic.refresh or bool(judged_tasks(cfg))
+    return refreshes(cfg) or bool(judged_tasks(cfg))
+
+
+def refreshes(cfg) -> bool:
+    """Whether the critic's closed loop trains the judge: `critic.refresh`, or where it is null,
+    whether some task's reward comes from the judge."""
+    return cfg.critic.refresh if cfg.critic.refresh is not None else bool(judged_tasks(cfg))
 
 
 def judged_tasks(cfg) -> set[str]:

@@ -34,14 +34,50 @@ STD_EPS = 1e-6  # keeps (r − r̄) / std finite for a group whose rewards are a
 
 
 @dataclass
-class PolicyBatch:
-    """One minibatch of whole groups, k consecutive samples a group."""
+class Whole:
+    """What a loss needs of the whole minibatch (whole groups) that a micro-batch of its rows
+    cannot see: each row's group statistics, and the minibatch's totals that normalise."""
 
-    logp: torch.Tensor  # (N, T) token log-probs under θ
-    logp_old: torch.Tensor  # (N, T) token log-probs under π_old (no gradient)
-    mask: torch.Tensor  # (N, T) 1 on the model's own tokens
-    rewards: torch.Tensor  # (N,)
+    baseline: torch.Tensor  # (n,) r̄: the mean reward of each row's group
+    std: torch.Tensor  # (n,) the standard deviation of each row's group's rewards
+    rows: int  # samples in the minibatch
+    tokens: float  # masked tokens in the minibatch
+    longest: float  # the minibatch's longest response, in masked tokens
+
+    @classmethod
+    def of(cls, rewards: torch.Tensor, mask: torch.Tensor, k: int) -> "Whole":
+        """The statistics of a minibatch of whole groups: rewards (N,), mask (N, T)."""
+        _check_groups(rewards.shape[0], k)
+        return cls(group_baseline(rewards, k), group_std(rewards, k), rewards.shape[0],
+                   max(1.0, mask.sum().item()), max(1.0, mask.sum(-1).max().item()))
+
+    def take(self, rows) -> "Whole":
+        """The same minibatch, seen from `rows` (an index or slice of its rows)."""
+        return Whole(self.baseline[rows], self.std[rows], self.rows, self.tokens, self.longest)
+
+
+@dataclass
+class PolicyBatch:
+    """Rows of one minibatch of whole groups, k consecutive samples a group: all of it, or one
+    micro-batch of it (then `whole` holds the minibatch's statistics). Every loss is a sum over
+    rows divided by the minibatch's totals, so the micro-batches' losses add up to the loss of
+    the minibatch in one pass, and so do their gradients (k2rl.step.trainer)."""
+
+    logp: torch.Tensor  # (n, T) token log-probs under θ
+    logp_old: torch.Tensor  # (n, T) token log-probs under π_old (no gradient)
+    mask: torch.Tensor  # (n, T) 1 on the model's own tokens
+    rewards: torch.Tensor  # (n,)
     k: int  # samples per group
+    whole: Whole | None = None  # None: these rows are the whole minibatch
+
+    def __post_init__(self) -> None:
+        if self.whole is None:
+            self.whole = Whole.of(self.rewards, self.mask, self.k)
+
+    def advantages(self, normalise_std: bool) -> torch.Tensor:
+        """r − r̄ (n,), divided by the group's std for GRPO's normalisation."""
+        adv = self.rewards - self.whole.baseline
+        return adv / (self.whole.std + STD_EPS) if normalise_std else adv
 
 
 def sequence_logp(token_logp: torch.Tensor, mask: torch.Tensor, norm: str = "sum") -> torch.Tensor:
@@ -86,47 +122,43 @@ def clipped_surrogate(ratio: torch.Tensor, advantages: torch.Tensor, eps_low: fl
 
 def _token_terms(b: PolicyBatch, normalise_std: bool, eps_low: float, eps_high: float
                  ) -> torch.Tensor:
-    """The clipped surrogate of every token (N, T), zero off the mask."""
-    _check_groups(b.logp.shape[0], b.k)
-    adv = b.rewards - group_baseline(b.rewards, b.k)  # (N,)
-    if normalise_std:
-        adv = adv / (group_std(b.rewards, b.k) + STD_EPS)
+    """The clipped surrogate of every token (n, T), zero off the mask."""
+    adv = b.advantages(normalise_std)  # (n,)
     ratio = torch.exp(b.logp - b.logp_old.detach())  # (N, T)
     return clipped_surrogate(ratio, adv[:, None], eps_low, eps_high) * b.mask
 
 
 def kimi(b: PolicyBatch, cfg) -> torch.Tensor:
-    return kimi_loss(sequence_logp(b.logp, b.mask, cfg.logp_norm),
-                     sequence_logp(b.logp_old, b.mask, cfg.logp_norm), b.rewards, b.k, cfg.tau)
+    """`kimi_loss` over the rows, as their share of the minibatch's mean."""
+    ratio = (sequence_logp(b.logp, b.mask, cfg.logp_norm)
+             - sequence_logp(b.logp_old, b.mask, cfg.logp_norm))  # (n,)
+    return ((b.advantages(False) - cfg.tau * ratio) ** 2).sum() / b.whole.rows
 
 
 def grpo(b: PolicyBatch, cfg) -> torch.Tensor:
     eps = cfg.clip_eps if cfg.clip_eps is not None else 0.2
     terms = _token_terms(b, True, eps, eps)
-    return (terms.sum(-1) / b.mask.sum(-1).clamp(min=1)).mean()
+    return (terms.sum(-1) / b.mask.sum(-1).clamp(min=1)).sum() / b.whole.rows
 
 
 def dr_grpo(b: PolicyBatch, cfg) -> torch.Tensor:
     eps = cfg.clip_eps if cfg.clip_eps is not None else 0.2
     terms = _token_terms(b, False, eps, eps)
-    longest = b.mask.sum(-1).max().clamp(min=1)
-    return terms.sum() / (longest * b.mask.shape[0])
+    return terms.sum() / (b.whole.longest * b.whole.rows)
 
 
 def dapo(b: PolicyBatch, cfg) -> torch.Tensor:
     low = cfg.clip_eps if cfg.clip_eps is not None else 0.2
     high = cfg.clip_eps_high if cfg.clip_eps_high is not None else 0.28
     terms = _token_terms(b, True, low, high)
-    return terms.sum() / b.mask.sum().clamp(min=1)
+    return terms.sum() / b.whole.tokens
 
 
 def gspo(b: PolicyBatch, cfg) -> torch.Tensor:
-    _check_groups(b.logp.shape[0], b.k)
     low = cfg.clip_eps if cfg.clip_eps is not None else 3e-4
     high = cfg.clip_eps_high if cfg.clip_eps_high is not None else 4e-4
-    adv = (b.rewards - group_baseline(b.rewards, b.k)) / (group_std(b.rewards, b.k) + STD_EPS)
-    log_ratio = sequence_logp(b.logp - b.logp_old.detach(), b.mask, "mean")  # (N,)
-    return clipped_surrogate(torch.exp(log_ratio), adv, low, high).mean()
+    log_ratio = sequence_logp(b.logp - b.logp_old.detach(), b.mask, "mean")  # (n,)
+    return clipped_surrogate(torch.exp(log_ratio), b.advantages(True), low, high).sum() / b.whole.rows
 
 
 Loss = Callable[[PolicyBatch, object], torch.Tensor]

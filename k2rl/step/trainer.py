@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import torch
+import torch.nn.functional as F
 
 from k2rl.config import TrainConfig
 from k2rl.device import distributed as dist
 from k2rl.lm.flops import forward_flops
-from k2rl.lm.logprobs import collate, token_logp_sorted, token_nll
+from k2rl.lm.logprobs import collate, cut, micro_batches, token_logp, token_logp_sorted, token_nll
 from k2rl.step.group import Group, group_size, trajectories
-from k2rl.step.loss import LOSSES, PolicyBatch, sequence_logp
+from k2rl.step.loss import LOSSES, PolicyBatch, Whole, sequence_logp
 from k2rl.step.schedules import decay
 
 
@@ -79,9 +80,11 @@ def batch_of(groups: list[Group], pad_id: int, device: torch.device | str = "cpu
 
 
 @torch.no_grad()
-def old_logp(model, batch: dict, norm: str) -> tuple[torch.Tensor, torch.Tensor]:
+def old_logp(model, batch: dict, norm: str, max_tokens: int | None = None
+             ) -> tuple[torch.Tensor, torch.Tensor]:
     """(sequence log-probs (N,), token log-probs (N, T)) under the current weights."""
-    tok = token_logp_sorted(model, batch["input_ids"], batch["attention_mask"])
+    tok = token_logp_sorted(model, batch["input_ids"], batch["attention_mask"],
+                            max_tokens=max_tokens)
     return sequence_logp(tok, batch["loss_mask"], norm), tok
 
 
@@ -117,19 +120,24 @@ def engine_gap(tok_logp: torch.Tensor, groups: list[Group], mask: torch.Tensor) 
     return mean_gap(tok_logp, engine, fresh)
 
 
-def pi_old(model, batch: dict, groups: list[Group], first: slice, first_tok: torch.Tensor,
-           cfg: TrainConfig) -> tuple[torch.Tensor, dict]:
-    """Token log-probs of π_old (N, T), how they were found, and the rows that cost a pass.
+def pi_old(model, batch: dict, groups: list[Group], first, first_tok: torch.Tensor,
+           cfg: TrainConfig, later=None) -> tuple[torch.Tensor, dict, torch.Tensor]:
+    """Token log-probs of π_old (N, T), how they were found, and the rows still to be filled.
 
     With `old_logp="engine"` they are the engine's sampling-time log-probs, checked against
-    `first_tok`, the trainer's forward pass of minibatch `first` (the loss's own, before any
+    `first_tok`, the trainer's forward pass of rows `first` (the loss's own, before any
     optimizer step, so the check costs nothing). Rows from an older policy (partial rollouts)
     are the trainer's; so is every row if the gap exceeds `old_logp_tolerance` (as it does
     when the trainer computes in bf16 and the engine in fp32). The trainer's log-probs of
-    rows in `first` are `first_tok` itself; only rows outside it take an extra forward pass.
-    With "trainer" every row is the trainer's. Returns the gap, the share of rows that are
-    the trainer's, and the share that took an extra pass, as metrics.
+    rows in `first` are `first_tok` itself; rows in `later` (the rest of the first
+    minibatch, whose own forward passes come before any optimizer step) are left to those
+    passes and returned as `pending` (N,); only other rows take an extra pass. With "trainer"
+    every row is the trainer's. `first` and `later` are slices or index tensors. Returns the
+    gap, the share of rows that are the trainer's, and the share that took an extra pass, as
+    metrics.
     """
+    n = batch["loss_mask"].shape[0]
+    first, later = rows_of(first, n), rows_of(later if later is not None else slice(0, 0), n)
     engine, fresh, exact = engine_logp(groups, batch["loss_mask"])
     gap = mean_gap(first_tok, engine[first], fresh[first])
     if cfg.old_logp == "trainer" or gap > cfg.old_logp_tolerance:
@@ -137,14 +145,24 @@ def pi_old(model, batch: dict, groups: list[Group], first: slice, first_tok: tor
     else:
         redo = ~exact
     outside = redo.clone()
-    if same_in_train_mode(model):  # else first_tok carries dropout noise: recompute it too
-        engine[first][redo[first]] = first_tok.detach()[redo[first]]
+    pending = torch.zeros_like(redo)
+    if same_in_train_mode(model):  # else the passes carry dropout noise: recompute them too
+        mine = redo[first].cpu()
+        engine[first[mine]] = first_tok.detach()[mine.to(first_tok.device)]
         outside[first] = False
+        pending[later] = redo[later]
+        outside[later] = False
     rows = outside.nonzero().squeeze(-1)
     if len(rows):
-        engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()})
+        engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()},
+                                 cfg.micro_batch_tokens)
     return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item(),
-                    "old_logp_extra_pass": outside.float().mean().item()}
+                    "old_logp_extra_pass": outside.float().mean().item()}, pending
+
+
+def rows_of(rows, n: int) -> torch.Tensor:
+    """An index tensor of the rows a slice (or index tensor) of `n` rows picks."""
+    return torch.arange(n)[rows] if isinstance(rows, slice) else rows
 
 
 def same_in_train_mode(model) -> bool:
@@ -154,82 +172,128 @@ def same_in_train_mode(model) -> bool:
             and not getattr(config, "attention_dropout", 0.0))
 
 
-def recompute(model, batch: dict) -> torch.Tensor:
+def recompute(model, batch: dict, max_tokens: int | None = None) -> torch.Tensor:
     """Token log-probs (N, T) under the current weights, in eval mode, without a graph."""
     was_training = model.training
     model.eval()
-    _, tok = old_logp(model, batch, "sum")
+    _, tok = old_logp(model, batch, "sum", max_tokens)
     model.train(was_training)
     return tok
 
 
-def aux_terms(model, aux: dict, rng, pad_id: int) -> Iterator[tuple[str, torch.Tensor, float]]:
-    """NLL of a batch from each auxiliary set: {name: (samples, weight, batch)} -> (name, nll,
-    its forward pass's FLOPs), one set at a time.
+def nll_backward(model, samples: list, weight: float, pad_id: int, max_tokens: int | None
+                 ) -> tuple[float, float]:
+    """Accumulate the gradient of `weight` x the mean NLL of `samples`' assistant tokens, one
+    micro-batch of at most `max_tokens` tokens at a time; returns (the NLL, the passes' matmul
+    FLOPs). PTX (curated samples) and the critic's verdicts (judge examples) are such terms."""
+    data = collate(samples, pad_id, model.device)
+    total = data["loss_mask"].sum().clamp(min=1)
+    nll, flops = 0.0, 0.0
+    for rows in micro_batches(data["attention_mask"].sum(-1), max_tokens):
+        part = cut(data, rows)
+        nll += backward(weight * token_nll(model, part, total)) / (weight or 1.0)
+        flops += 3 * forward_flops(model, part["attention_mask"])
+    return nll, flops
 
-    PTX (curated samples) and the critic's verdicts (judge examples) are both next-token losses
-    on their assistant tokens, added to the policy loss in the same optimizer step. Yielded one
-    at a time so that the caller runs each term's backward pass before the next term's forward:
-    the step's gradient is the same sum, but only one term's graph and logits are held at once.
-    """
+
+def aux_terms(model, aux: dict, rng, pad_id: int, max_tokens: int | None
+              ) -> Iterator[tuple[str, float, float]]:
+    """Backward passes of the NLL of a batch from each auxiliary set: {name: (samples, weight,
+    batch)} -> (name, nll, its passes' FLOPs), one set at a time, added to the policy loss's
+    gradient in the same optimizer step; each micro-batch's backward runs before the next
+    forward, so only one micro-batch's graph and logits are held at once."""
     for name, (samples, weight, batch) in aux.items():
         if samples and weight > 0:
             picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
-            data = collate([samples[i] for i in picks], pad_id, model.device)
-            yield name, token_nll(model, data), forward_flops(model, data["attention_mask"])
+            nll, flops = nll_backward(model, [samples[i] for i in picks],
+                                      weight / dist.world_size(), pad_id, max_tokens)
+            yield name, nll, flops
+
+
+def policy_backward(model, batch: dict, rows: torch.Tensor, tok_old: torch.Tensor,
+                    whole: Whole, cfg: TrainConfig, k: int, share: float,
+                    firsts: dict, pending: torch.Tensor) -> tuple[float, float]:
+    """Accumulate the policy loss's gradient over minibatch `rows`, one micro-batch of at most
+    `train.micro_batch_tokens` tokens at a time: each micro-batch's loss is its rows' share of
+    the minibatch's (k2rl.step.loss.PolicyBatch), so the gradient is the one pass's. A
+    micro-batch whose forward pass was taken already (`firsts`, by its first row) reuses it;
+    `pending` rows take π_old from their own pass (pi_old). Returns (the loss, FLOPs)."""
+    value, flops = 0.0, 0.0
+    for micro in micro_batches(batch["attention_mask"][rows].sum(-1), cfg.micro_batch_tokens):
+        sel = rows[micro]
+        part = cut(batch, sel)
+        L = part["input_ids"].shape[1]
+        tok = firsts.pop(int(sel[0]), None)
+        if tok is None:
+            tok = token_logp(model, part["input_ids"], part["attention_mask"])  # (n, L)
+        need = pending[sel].cpu()  # (n,)
+        if need.any():
+            tok_old[sel[need], :L] = tok.detach()[need.to(tok.device)]
+            pending[sel[need]] = False
+        policy = PolicyBatch(tok, tok_old[sel, :L], part["loss_mask"],
+                             batch["rewards"][sel], k, whole.take(micro))
+        value += backward(share * LOSSES[cfg.loss](policy, cfg))
+        flops += 3 * forward_flops(model, part["attention_mask"])
+    return value, flops
 
 
 def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int,
            aux: dict | None = None, rng=None) -> dict:
     """One RL step's optimizer steps on `groups`.
 
-    Data-parallel when torch.distributed is initialised (k2rl.device.distributed): `groups` is then
-    this worker's share (possibly none). Each of the `minibatches` slices of every worker forms
-    one global minibatch; a worker's loss is scaled by its share of it and gradients are summed,
-    so all copies take the step one worker would take on the whole batch.
+    Each minibatch's forward and backward passes run in micro-batches of at most
+    `train.micro_batch_tokens` tokens with the gradients accumulated (`policy_backward`), so
+    memory does not grow with the batch. Data-parallel when torch.distributed is initialised
+    (k2rl.device.distributed): `groups` is then this worker's share (possibly none). Each of
+    the `minibatches` slices of every worker forms one global minibatch; a worker's loss is
+    scaled by its share of it and gradients are summed, so all copies take the step one
+    worker would take on the whole batch.
     """
     world = dist.world_size()
     params = trainable(model)
     k = group_size(groups)
     bounds = [round(m * len(groups) / cfg.minibatches) * k for m in range(cfg.minibatches + 1)]
-    slices = [slice(a, b) for a, b in zip(bounds, bounds[1:])]
-    totals = dist.all_sum([sl.stop - sl.start for sl in slices])  # global samples per minibatch
+    slices = [torch.arange(a, b) for a, b in zip(bounds, bounds[1:])]
+    totals = dist.all_sum([len(rows) for rows in slices])  # global samples per minibatch
     losses, norms, aux_losses, checks = [], [], {}, {"logp_gap": 0.0}
     flops = 0.0  # matmul FLOPs of every pass over real tokens (k2rl.lm.flops)
     model.train()
-    first_tok = {}  # the first optimizer step's forward pass, reused by its loss
+    firsts = {}  # the first optimizer step's first forward pass, reused by its loss
     if groups:
         batch = batch_of(groups, pad_id, model.device)
-        j = next(i for i, sl in enumerate(slices) if sl.stop > sl.start)
+        j = next(i for i, rows in enumerate(slices) if len(rows))
         reuse = j == next(i for i, total in enumerate(totals) if total)  # else: weights move first
+        lengths = batch["attention_mask"][slices[j]].sum(-1)
+        first = slices[j][micro_batches(lengths, cfg.micro_batch_tokens)[0]]
+        part = cut(batch, first)
         with torch.set_grad_enabled(reuse):
-            tok = token_logp_sorted(model, batch["input_ids"][slices[j]],
-                                    batch["attention_mask"][slices[j]])
-        first_tok = {j: tok} if reuse else {}
-        tok_old, checks = pi_old(model, batch, groups, slices[j], tok, cfg)
-        flops += forward_flops(model, batch["attention_mask"][slices[j]]) * (not reuse)
+            tok = token_logp(model, part["input_ids"], part["attention_mask"])
+        T = batch["input_ids"].shape[1]
+        padded = F.pad(tok.detach(), (0, T - tok.shape[1]))
+        later = slices[j][~torch.isin(slices[j], first)] if reuse else None
+        tok_old, checks, pending = pi_old(model, batch, groups, first, padded, cfg, later)
+        firsts = {int(first[0]): tok} if reuse else {}
+        flops += forward_flops(model, part["attention_mask"]) * (not reuse)
         # the recomputed rows' pass, counted as their share of the batch's
         flops += checks["old_logp_extra_pass"] * forward_flops(model, batch["attention_mask"])
+        wholes = [Whole.of(batch["rewards"][rows], batch["loss_mask"][rows], k)
+                  if len(rows) else None for rows in slices]
     for _ in range(cfg.inner_steps):
-        for i, (sl, total) in enumerate(zip(slices, totals)):
+        for i, (rows, total) in enumerate(zip(slices, totals)):
             if total == 0:
                 continue  # empty on every worker
             zero_grads(optimizers)
             value = 0.0  # this worker's minibatch loss, summed over its terms
-            if sl.stop > sl.start:
-                tok = first_tok.pop(i, None)
-                if tok is None:
-                    tok = token_logp_sorted(model, batch["input_ids"][sl],
-                                            batch["attention_mask"][sl])
-                flops += 3 * forward_flops(model, batch["attention_mask"][sl])
-                share = (sl.stop - sl.start) / total
-                policy = PolicyBatch(tok, tok_old[sl], batch["loss_mask"][sl],
-                                     batch["rewards"][sl], k)
-                value += backward(share * LOSSES[cfg.loss](policy, cfg))
-            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id):
-                aux_losses.setdefault(name, []).append(nll.item())
-                value += backward(aux[name][1] * nll / world)
-                flops += 3 * aux_flops
+            if len(rows):
+                loss, passes = policy_backward(model, batch, rows, tok_old, wholes[i], cfg, k,
+                                               len(rows) / total, firsts, pending)
+                value += loss
+                flops += passes
+            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id,
+                                                  cfg.micro_batch_tokens):
+                aux_losses.setdefault(name, []).append(nll)
+                value += aux[name][1] * nll / world
+                flops += aux_flops
             norms.append(step_optimizers(params, optimizers, cfg.grad_clip))
             losses.append(value)
     model.eval()
@@ -240,23 +304,23 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
 
 
 def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: int,
-                grad_clip: float) -> tuple[float, float]:
-    """One optimizer step on the critic's verdict NLL (critic.lr); returns the global loss and
-    this worker's matmul FLOPs.
+                grad_clip: float, max_tokens: int | None = None) -> tuple[float, float]:
+    """One optimizer step on the critic's verdict NLL (critic.lr), in micro-batches of at most
+    `max_tokens` tokens; returns the global loss and this worker's matmul FLOPs.
 
     Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
     so every copy takes the same step.
     """
     params = trainable(model)
     model.train()
-    loss, flops = torch.zeros((), device=model.device), 0.0
+    zero_grads([optimizer])
+    loss, flops = 0.0, 0.0
     if samples:
-        batch = collate(samples, pad_id, model.device)
-        loss = token_nll(model, batch) / dist.world_size()
-        flops = 3 * forward_flops(model, batch["attention_mask"])
-    optimizer_step(params, [optimizer], loss, grad_clip)
+        loss, flops = nll_backward(model, samples, 1.0 / dist.world_size(), pad_id, max_tokens)
+        loss /= dist.world_size()
+    step_optimizers(params, [optimizer], grad_clip)
     model.eval()
-    return dist.all_sum([loss.item()])[0], flops
+    return dist.all_sum([loss])[0], flops
 
 
 def zero_grads(optimizers: list[torch.optim.Optimizer]) -> None:

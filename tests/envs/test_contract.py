@@ -23,7 +23,7 @@ from gymnasium.utils.env_checker import check_env
 import envs
 from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
 from rewards import (chat_reference, countdown, exact_int, final_int, get_reward,
-                     instruction_following, math_equiv, sudoku, unit_tests)
+                     ifeval_following, instruction_following, math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
 
 GARBAGE = "\x0bzz(( 3"  # not a tool call, not an answer
@@ -69,6 +69,11 @@ CONTRACT: dict[str, Contract] = {
     # hack_rate=0.0: the demonstrator never flatters.
     "k2rl/Chat-v1": Contract("chat", 56, 1, "chat_reference", chat_reference,
                              expert_kwargs={"hack_rate": 0.0}, judged=True),
+    # For a pretrained chat model: prompts in full sentences.
+    "k2rl/WordSums-v0": Contract("word_sums", 160, 1, "math_equiv", math_equiv,
+                                 max_prompt_chars=90),
+    "k2rl/ShortWriting-v0": Contract("short_writing", 96, 1, "ifeval", ifeval_following,
+                                     max_prompt_chars=200, partial_credit=True),
 }
 
 

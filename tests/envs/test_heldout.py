@@ -110,6 +110,17 @@ def _chat(prompt: str) -> set[str]:
     return {template.format(kind, item) for template in CHAT_TEMPLATES}
 
 
+def _word_sums(prompt: str) -> set[str]:
+    """Every phrasing of the question, a sum's operands in either order."""
+    from envs.word_sums import ASK, DIFFERENCES, SUMS
+
+    a, b = (int(x) for x in re.findall(r"\d+", prompt))
+    for x, y in ((a, b), (b, a)):  # "Subtract b from a" names b first
+        if any(form.format(a=x, b=y) + ASK == prompt for form in DIFFERENCES):
+            return {form.format(a=x, b=y) + ASK for form in DIFFERENCES}
+    return {form.format(a=x, b=y) + ASK for form in SUMS for x, y in ((a, b), (b, a))}
+
+
 def _same(prompt: str) -> set[str]:
     return {prompt}  # the prompt writes its problem one way only; see the sudoku test
 
@@ -126,6 +137,8 @@ SURFACE_FORMS = {
     "k2rl/Chat-v1": _chat,
     "k2rl/Code-v0": _same,
     "k2rl/Sudoku-v1": _same,
+    "k2rl/WordSums-v0": _word_sums,
+    "k2rl/ShortWriting-v0": _same,  # its constraints are asked in one order
 }
 # Distinct prompts in the controller's 200 held-out draws, and distinct identities (keys) in
 # EVAL_DRAWS held-out draws: a little under what was measured, given in the comment (with
@@ -142,6 +155,8 @@ MIN_EVAL_PROMPTS = {
     "k2rl/Chat-v1": 135,  # 154 (98 identities; v0: 9 prompts)
     "k2rl/Code-v0": 95,  # 110
     "k2rl/Sudoku-v1": 190,  # 200 (1 identity)
+    "k2rl/WordSums-v0": 180,  # 195
+    "k2rl/ShortWriting-v0": 130,  # 144
 }
 MIN_EVAL_IDENTITIES = {
     "k2rl/Arithmetic-v1": 340,  # 355 (differences split up to sign; before: 384 of 385)
@@ -155,6 +170,8 @@ MIN_EVAL_IDENTITIES = {
     "k2rl/Chat-v1": 130,  # 138 (of 138: 102 numbers, 36 words)
     "k2rl/Code-v0": 280,  # 314
     "k2rl/Sudoku-v1": 1,  # 1 (of 1: the 288 grids form 12 classes under relabelling)
+    "k2rl/WordSums-v0": 700,  # 761
+    "k2rl/ShortWriting-v0": 360,  # 399
 }
 
 

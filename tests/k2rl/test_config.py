@@ -26,7 +26,7 @@ def test_the_default_run_exercises_the_critic():
         info = env.step("x")[-1]
         judged[task.id] = bool(info.get("judged"))
     assert judged["k2rl/Chat-v1"] and sum(judged.values()) == 1
-    assert cfg.critic.refresh and "k2rl/Chat-v1" in cfg.model.default.demo_tasks
+    assert cfg.critic.refresh is None and "k2rl/Chat-v1" in cfg.model.default.demo_tasks
 
 
 def test_overrides_are_typed():

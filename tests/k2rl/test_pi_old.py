@@ -45,7 +45,7 @@ def test_agreeing_engine_log_probs_are_used_without_a_recomputation(monkeypatch)
     calls = []
     monkeypatch.setattr(trainer, "recompute", lambda *a: calls.append(a))
     everything = slice(0, len(batch["input_ids"]))
-    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    tok, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig())
     assert calls == [] and checks["old_logp_recomputed"] == 0.0 and checks["logp_gap"] < 1e-5
     _, trainer_tok = old_logp(model, batch, "sum")
@@ -57,14 +57,14 @@ def test_a_gap_above_the_tolerance_recomputes_every_row():
     model = small_model()
     groups, batch = sampled(model, noise=0.01)
     everything = slice(0, len(batch["input_ids"]))
-    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    tok, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig(old_logp_tolerance=1e-3))
     assert checks["old_logp_recomputed"] == 1.0
     assert checks["logp_gap"] == pytest.approx(0.01, abs=1e-4)
     _, trainer_tok = old_logp(model, batch, "sum")
     torch.testing.assert_close(tok, trainer_tok)
     # the same gap under a looser tolerance keeps the engine's values
-    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    tok, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig(old_logp_tolerance=0.1))
     assert checks["old_logp_recomputed"] == 0.0
     mask = batch["loss_mask"] > 0
@@ -78,7 +78,7 @@ def test_rows_from_an_older_policy_are_recomputed_alone():
     stale.stale = 2  # its first two tokens came from an earlier segment (partial rollout)
     stale.logp_engine[:2] = [-9.0, -9.0]
     everything = slice(0, len(batch["input_ids"]))
-    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    tok, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig())
     assert checks["old_logp_recomputed"] == pytest.approx(1 / 16)
     assert checks["logp_gap"] < 1e-5  # the stale tokens are not part of the check
@@ -91,7 +91,7 @@ def test_trainer_mode_always_recomputes_and_still_reports_the_gap():
     model = small_model()
     groups, batch = sampled(model, noise=0.5)
     everything = slice(0, len(batch["input_ids"]))
-    tok, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    tok, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                          TrainConfig(old_logp="trainer"))
     assert checks == {"logp_gap": pytest.approx(0.5, abs=1e-4), "old_logp_recomputed": 1.0,
                       "old_logp_extra_pass": 0.0}  # every row is in the first pass
@@ -107,9 +107,9 @@ def test_the_first_pass_is_reused_and_only_other_rows_take_a_pass(monkeypatch):
     seen = []
     real = trainer.recompute
     monkeypatch.setattr(trainer, "recompute",
-                        lambda m, b: seen.append(len(b["input_ids"])) or real(m, b))
+                        lambda m, b, *t: seen.append(len(b["input_ids"])) or real(m, b, *t))
     first = slice(0, 8)
-    tok, checks = pi_old(model, batch, groups, first, first_pass(model, batch)[first],
+    tok, checks, _ = pi_old(model, batch, groups, first, first_pass(model, batch)[first],
                          TrainConfig(old_logp_tolerance=1e-3))
     assert seen == [8] and checks["old_logp_recomputed"] == 1.0
     assert checks["old_logp_extra_pass"] == pytest.approx(0.5)
@@ -127,10 +127,10 @@ def test_a_model_with_dropout_recomputes_its_first_rows_too(monkeypatch):
     assert not trainer.same_in_train_mode(model)
     seen = []
     monkeypatch.setattr(trainer, "recompute",
-                        lambda m, b: seen.append(len(b["input_ids"])) or torch.zeros_like(
+                        lambda m, b, *t: seen.append(len(b["input_ids"])) or torch.zeros_like(
                             b["loss_mask"]))
     everything = slice(0, len(batch["input_ids"]))
-    _, checks = pi_old(model, batch, groups, everything, first_pass(model, batch),
+    _, checks, _ = pi_old(model, batch, groups, everything, first_pass(model, batch),
                        TrainConfig(old_logp_tolerance=1e-3))
     assert seen == [16] and checks["old_logp_extra_pass"] == 1.0
 
@@ -183,9 +183,9 @@ def test_ptx_backward_runs_after_the_policy_s_and_takes_the_same_step(monkeypatc
 
     graded_at_ptx = []
     nll = trainer.token_nll
-    monkeypatch.setattr(trainer, "token_nll", lambda model, data: (
+    monkeypatch.setattr(trainer, "token_nll", lambda model, data, *total: (
         graded_at_ptx.append(any(p.grad is not None for p in model.parameters())),
-        nll(model, data))[1])
+        nll(model, data, *total))[1])
     split = copy.deepcopy(base)
     split_metrics = run(split)
     assert graded_at_ptx == [True, True]  # the policy's gradient was in before PTX's pass

@@ -505,3 +505,5 @@ def test_the_judge_is_evaluated_where_a_reward_comes_from_it_even_with_the_refre
     assert judge_evaluated(load_config(None))
     verifiable = load_config("configs/tiny.yaml", ["critic.refresh=false"])
     assert not judge_evaluated(verifiable) and judge_evaluated(load_config("configs/tiny.yaml"))
+    # by default (critic.refresh null) a run of verifiable tasks draws no held-out pairs
+    assert not judge_evaluated(load_config("configs/tiny.yaml", ["critic.refresh=null"]))

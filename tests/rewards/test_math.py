@@ -26,11 +26,12 @@ EQUIVALENT = [  # (response, answer)
     ("-0.50", "-1/2"), ("-1/2", "-0.50"), ("\\frac{-1}{2}", "-1/2"), ("-\\frac{1}{2}", "-0.5"),
     ("$4$", "4"), ("7.5", "15/2"), ("5*x", "5x"),
     ("4.0", "4"), (" 12 ", "12"),
+    ("3+4=7", "7"),  # issue 47: working before the final answer is not scored (0 before)
 ]
 NOT_EQUIVALENT = [
     ("0.4", "1/2"), ("2x+2", "2x+1"), ("-4", "4"), ("x=5", "3"), ("44", "4"), ("4x", "4"),
     ("3*(4+5)-7", "20"),  # echoing the question is equal in value but not an answer
-    ("2x+3x", "5x"), ("3+4=7", "7"), ("4, 5", "4"), ("", "4"), ("   ", "4"), ("abc", "4"),
+    ("2x+3x", "5x"), ("3+4=", "7"), ("4, 5", "4"), ("", "4"), ("   ", "4"), ("abc", "4"),
     ("10/12", "5/6"),  # a fraction not in lowest terms leaves work to do
 ]
 

@@ -39,7 +39,7 @@ EXISTING = [
     ("5x", "5*x", True), ("4", "4.0", True), ("12", " 12 ", True), ("5/6", "10/12", False),
     ("1/2", "0.4", False), ("2x+1", "2x+2", False), ("4", "-4", False), ("3", "x=5", False),
     ("4", "44", False), ("4", "4x", False), ("20", "3*(4+5)-7", False),
-    ("5x", "2x+3x", False), ("7", "3+4=7", False), ("4", "4, 5", False), ("4", "", False),
+    ("5x", "2x+3x", False), ("7", "3+4=7", True),  # issue 47: working is not scored ("4", "4, 5", False), ("4", "", False),
     ("4", "   ", False), ("4", "abc", False),
 ]
 MORE = [
@@ -111,7 +111,7 @@ MORE = [
     ("4", "4+0", False),
     ("x", "1\\cdot x", False),
     ("6x", "2\\cdot 3x", False),
-    ("20", "4+5=9, so 3*9-7=20", False),
+    ("20", "4+5=9, so 3*9-7=20", True),  # issue 47: working is not scored (False before)
     ("4", "4 or 5", False),
     ("x", "x+x-x", False),
     # Markup and wording around a right answer.
@@ -134,7 +134,8 @@ MORE = [
     ("4", "\\frac{8}{2}", False),  # a fraction to divide (issue 29)
     ("4x+2", "The answer is \\boxed{2(2x+1)}", True),
     ("1000", "So the total is $10^3$.", True),
-    ("20", "3*(4+5)-7 = \\boxed{20}", False),
+    ("20", "3*(4+5)-7 = \\boxed{20}", True),  # issue 47: as above
+    ("20", "3*(4+5)-7 = \\boxed{3*(4+5)-7}", False),  # the boxed answer is still unevaluated
     ("2x", "Answer: \\boxed{x+x}", False),
 ]
 CORPUS: list[tuple[str, str, bool]] = ISSUE + EXISTING + MORE

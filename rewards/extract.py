@@ -1,0 +1,518 @@
+"""The final answer of a reply, read the way a grader reads it (``final_answer``).
+
+One extractor feeds the verifiers that score an answer (math_equiv, exact_int, final_int,
+exact_match, multiple_choice, countdown): what a reply marks as its answer is scored, and the
+working before it never is. Formats (``fmt``), for a dataset or env that names one:
+
+- ``boxed``: the last ``\\boxed{..}`` or ``\\fbox{..}`` (braces balanced; a box inside a box
+  belongs to the outer one);
+- ``tag``: the last ``<answer>..</answer>`` (DeepSeek-R1, TinyZero);
+- ``gsm8k``: what follows the last ``####`` on its line;
+- ``last_number``: the last number of the reply (lm-eval's "flexible" GSM8K match);
+- ``bare``: the whole reply;
+- ``auto`` (the default): the first that the reply has of a box, a tag, ``####``, a phrase
+  ("answer is x", "Final answer: x", "**Answer:** x", "the correct option is x": the last one,
+  unless a later line states a number, as when the reply goes on working) and its last
+  non-empty line.
+
+``Extracted.text`` is the answer as marked, with its markup off (bold, ``$..$``, quotes, a
+wrapping ``\\boxed{}``, a trailing period); ``Extracted.value`` is the value it states, what
+numeric verifiers read (``value``): in prose the last ``$..$`` or the last run of math
+between words ("So she sold 72 clips." -> ``72``), and after the last ``=`` of a chain
+("10 + 46 = 56" -> ``56``; "x = 4" keeps its variable).
+
+Where this departs from math-verify's ``parse``, which picks by priority over the whole reply:
+a reply that offers two answers is flagged rather than read (``hedged``): the chosen rule
+finds two that differ (two boxes, two tags, two phrases), or the word "or" is in the answer or
+within two words of it ("seventy-one or \\boxed{72}"); so is a negated one (``negated``):
+"not", "never" or "n't" within three words before it ("The answer is not \\boxed{72}"), or
+"is not" after it ("72 is not the answer").
+Verifiers score both 0. A reply holding an invisible character (zero-width space or joiner,
+BOM, bidi control, soft hyphen, a control other than whitespace) has no answer at all: such
+characters can hide what a reader sees. Text up to the last ``</think>`` is thinking, never an
+answer, and a reply whose ``<think>`` never closes has none.
+
+Cost: linear in the reply's length: one pass matches every brace, and the patterns have no
+nested quantifiers (``tests/rewards/test_real_styles.py`` reads a 64k-character reply).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+FORMATS = ("auto", "boxed", "tag", "gsm8k", "last_number", "bare")
+
+# Controls other than whitespace, and format characters: nothing a reader sees (the same set
+# as rewards.instructions).
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u180b-\u180f"
+                        r"\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                        r"\ufff9-\ufffb\U000e0000-\U000e0fff]")
+_BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
+_BRACE = re.compile(r"(?<!\\)[{}]")
+_TAG = re.compile(r"<(/?)answer>", re.IGNORECASE)
+_GSM8K = re.compile(r"####[ \t]*([^\n]*)")
+_PHRASE = re.compile(
+    r"\b(?:answer|(?:correct|right|best|final)\s+(?:option|choice|response))\b[ \t*]*"
+    r"(?:(?:is|was|(?:would|should|must|will)\s+be)\b|[:=])[\s*:}]*", re.IGNORECASE)
+# Where a phrase's answer ends: a sentence's end, a clause that starts with a word.
+_CLAUSE_END = re.compile(r"\n|[.?;](?=\s|$)|(?<=[A-Za-z])!|,\s+(?=[A-Za-z]{2})")
+_ALNUM = re.compile(r"[^\W_]")
+_NUMBER = re.compile(r"-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?(?:/[0-9]+)?")
+# Math in prose; each bounded, so that a thousand unclosed "\(" cost a thousand short scans.
+_MATH_SEGMENT = re.compile(r"\$\$([^$]{1,500})\$\$|\$([^$\n]{1,500})\$|\\\((.{1,500}?)\\\)"
+                           r"|\\\[(.{1,500}?)\\\]", re.DOTALL)
+# Commands and \text{..} groups hide nothing from the word count: masked, offsets kept.
+_MASKED = re.compile(r"\\(?:text|mathrm|mbox|textbf|mathbf|operatorname)[ \t]*\{[^{}]*\}"
+                     r"|\\[A-Za-z]+")
+# Prose: a word of three letters, or of two from this list (units too: "72 cm" is prose, where
+# "2xy" is math); math's own names are not words.
+_TWO_LETTER_WORDS = {"is", "or", "so", "it", "to", "of", "in", "be", "an", "as", "at", "by", "we",
+                     "if", "on", "no", "my", "he", "me", "do", "up", "us", "am", "pm", "cm", "mm",
+                     "km", "kg", "mg", "ml", "hr", "ft", "yd", "lb", "oz", "mi"}
+_MATH_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "lim", "max",
+               "min", "gcd", "lcm", "mod", "frac", "pi", "inf"}
+_LETTERS = re.compile(r"[A-Za-z]{2,}(?:['’][A-Za-z]+)?")
+# A reply that gives its answer on its first line, then explains it.
+_ANSWER_THEN_EXPLANATION = re.compile(
+    r"([^\n]+)\n[\s>*#]*(?:explanation|justification)\b[ \t*]*:", re.IGNORECASE)
+# What a conclusion follows: "\\therefore 72", "\\Rightarrow 72", "∴ 72".
+_CONCLUSION = re.compile(r"\\(?:therefore|implies|Rightarrow|Longrightarrow)(?![A-Za-z])"
+                         r"(?:\s*\\[)\]])?|[∴⇒⟹]")
+# The "=" of a chain; not part of <=, >=, !=, ==, :=.
+_EQUALS = re.compile(r"(?<![<>!=:])=(?!=)")
+_LONE_SYMBOL = re.compile(r"(?:(?<=[\s$(])|^)(?:[A-Za-z]|\\[A-Za-z]+)(?:_\{?[A-Za-z0-9]+\}?)?\s*$")
+_HEDGE_WORDS = {"or"}
+_NEGATION = re.compile(r"^(?:not|never|cannot)$|n't$", re.IGNORECASE)
+_CLAUSE_START = re.compile(r"[\n;]|[.?!](?=\s)")
+_WORDS_NEAR = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_WRAPPERS = (("**", "**"), ("__", "__"), ("$$", "$$"), ("$", "$"), ("\\(", "\\)"),
+             ("\\[", "\\]"), ("`", "`"), ('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"))
+_COMMAND_WRAPPER = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf|mbox)[ \t]*\{")
+# A phrase's answer is read to its clause's end, or this many characters.
+MAX_ANSWER_CHARS = 200
+# Characters at the end of a long answer span (a whole last line) that its value is read from.
+MAX_VALUE_WINDOW = 1000
+MAX_CLEANING = 8  # markup layers peeled off an answer; real answers have two or three
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A reply's final answer and where it is."""
+
+    text: str  # the answer as marked, markup off: "72 clips", "B. Paris", "\\frac{1}{2}"
+    value: str | None  # the value it states, for numeric verifiers: "72"; None if none
+    start: int  # reply[start:end] is the answer as written
+    end: int
+    how: str  # the rule that found it: a format (boxed, tag, ...), phrase or last_line
+    hedged: bool = False  # two different answers, or "x or y"
+    negated: bool = False  # "the answer is not x"
+
+    @property
+    def clear(self) -> bool:
+        """Whether the reply commits to this answer (neither hedged nor negated)."""
+        return not (self.hedged or self.negated)
+
+
+# --- finding candidate spans (start, end) of the raw answer ----------------------------
+
+
+def _closing_braces(text: str) -> dict[int, int]:
+    """The index of the matching ``}`` of every ``{`` that has one (one pass).
+
+    >>> _closing_braces("a{b{c}}{")
+    {3: 5, 1: 6}
+    """
+    stack, closing = [], {}
+    for match in _BRACE.finditer(text):
+        if match.group(0) == "{":
+            stack.append(match.start())
+        elif stack:
+            closing[stack.pop()] = match.start()
+    return closing
+
+
+def boxes(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of the contents of every complete outermost box.
+
+    >>> text = "\\\\boxed{1} \\\\fbox{\\\\boxed{2}} \\\\boxed{3"
+    >>> [text[s:e] for s, e in boxes(text)]
+    ['1', '\\\\boxed{2}']
+    """
+    closing, spans, inside_until = _closing_braces(text), [], -1
+    for match in _BOX.finditer(text):
+        brace = match.end() - 1
+        if match.start() < inside_until or brace not in closing:
+            continue  # inside an earlier box, or never closed
+        spans.append((match.end(), closing[brace]))
+        inside_until = closing[brace]
+    return spans
+
+
+def tags(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of the contents of every closed ``<answer>`` tag.
+
+    >>> text = "<answer>1</answer> <answer><answer>2</answer> <answer>3"
+    >>> [text[s:e] for s, e in tags(text)]
+    ['1', '2']
+    """
+    spans, opened = [], None
+    for match in _TAG.finditer(text):
+        if not match.group(1):
+            opened = match.end()  # an unclosed tag before this one is not an answer
+        elif opened is not None:
+            spans.append((opened, match.start()))
+            opened = None
+    return spans
+
+
+def gsm8k_marks(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of what follows each ``####`` on its line.
+
+    >>> text = "working\\n#### 72\\n"
+    >>> [text[s:e] for s, e in gsm8k_marks(text)]
+    ['72']
+    """
+    return [match.span(1) for match in _GSM8K.finditer(text) if match.group(1).strip()]
+
+
+def phrases(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of the answer after each "answer is" / "Answer:" phrase, to the end
+    of its clause.
+
+    >>> text = "**Answer:** 72. I hope it is correct.\\nFinal Answer: the answer is 4, since 2+2=4"
+    >>> [text[s:e] for s, e in phrases(text)]
+    ['72', '4']
+    """
+    matches, spans = list(_PHRASE.finditer(text)), []
+    for match, following in zip(matches, matches[1:] + [None]):
+        window = min(len(text), match.end() + MAX_ANSWER_CHARS)
+        bound = min(window, following.start()) if following else window
+        end = _CLAUSE_END.search(text, match.end(), bound)
+        span = (match.end(), end.start() if end else window)
+        if following is not None and following.start() < span[1]:
+            continue  # "Final Answer: The final answer is 72": the inner phrase says it
+        if text[span[0]:span[1]].strip(" \t*"):
+            spans.append(span)
+    return spans
+
+
+def last_line(text: str) -> tuple[int, int] | None:
+    """The (start, end) of the last line with a letter or digit in it, or None.
+
+    >>> text = "working\\n10 + 46 = 56\\n---\\n"
+    >>> text[slice(*last_line(text))]
+    '10 + 46 = 56'
+    """
+    found = _ALNUM.search(text[::-1])  # the last letter or digit, found from the end
+    if found is None:
+        return None
+    at = len(text) - 1 - found.start()
+    end = text.find("\n", at)
+    return text.rfind("\n", 0, at) + 1, len(text) if end < 0 else end
+
+
+def last_number(text: str) -> tuple[int, int] | None:
+    """The (start, end) of the last number in ``text``, or None.
+
+    >>> text = "48 + 24 = 72 clips in all."
+    >>> text[slice(*last_number(text))]
+    '72'
+    """
+    found = None
+    for found in _NUMBER.finditer(text):
+        pass
+    return found.span() if found else None
+
+
+# --- reading a span: its text, its value, hedges and negations -------------------------
+
+
+def _wrapped(text: str, left: str, right: str) -> bool:
+    """Whether ``text`` is wholly inside one ``left``..``right`` pair."""
+    return (len(text) > len(left) + len(right) and text.startswith(left)
+            and text.endswith(right) and right not in text[len(left):-len(right)])
+
+
+def clean(text: str) -> str:
+    """``text`` without the markup around an answer: bold, ``$..$``, ``\\(..\\)``, quotes,
+    backticks, a wrapping ``\\boxed{}`` or ``\\text{}``, stray bold marks, one trailing period.
+
+    >>> clean("**72**."), clean("$\\\\boxed{\\\\frac{1}{2}}$"), clean('"Paris"'), clean("72**")
+    ('72', '\\\\frac{1}{2}', 'Paris', '72')
+    >>> clean("\\\\text{(B) Paris}"), clean("3.5."), clean("6!"), clean("72)"), clean("(1, 2]")
+    ('(B) Paris', '3.5', '6!', '72', '(1, 2]')
+    """
+    for _ in range(MAX_CLEANING):
+        before = text
+        text = text.strip().removeprefix("**").removesuffix("**").strip()
+        text = text.removeprefix("> ").removeprefix("\\displaystyle").strip()  # a quote, display
+        text = text[:-1] if text.endswith(".") and not text.endswith("..") else text
+        for left, right in _WRAPPERS:
+            if _wrapped(text, left, right):
+                text = text[len(left):-len(right)]
+                break
+        closers, openers = text.count(")") + text.count("]"), text.count("(") + text.count("[")
+        if text[-1:] in ")]" and closers > openers:
+            text = text[:-1]  # "(Answer: 72)": the bracket closes the sentence's, not the answer's
+        command = _COMMAND_WRAPPER.match(text)
+        if command and _closing_braces(text).get(command.end() - 1) == len(text) - 1:
+            text = text[command.end():-1]
+        if text == before:
+            break
+    return text.strip()
+
+
+def _masked(text: str) -> str:
+    """``text`` with commands and ``\\text{}`` groups blanked (same length)."""
+    return _MASKED.sub(lambda match: " " * len(match.group(0)), text)
+
+
+def _is_word(letters: str) -> bool:
+    """Whether a run of letters is a prose word (see ``_TWO_LETTER_WORDS``)."""
+    stem = letters.lower().replace("’", "'").partition("'")[0]
+    return (len(stem) > 2 or stem in _TWO_LETTER_WORDS) and stem not in _MATH_NAMES
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of every prose word in ``text`` (commands and math names aside)."""
+    return [match.span() for match in _LETTERS.finditer(_masked(text)) if _is_word(match.group(0))]
+
+
+def is_prose(text: str) -> bool:
+    """Whether ``text`` has words besides its math.
+
+    >>> is_prose("72 clips"), is_prose("2xy+1"), is_prose("5\\\\text{ cm}"), is_prose("72 cm")
+    (True, False, False, True)
+    """
+    return any(_is_word(match.group(0)) for match in _LETTERS.finditer(_masked(text)))
+
+
+def _math_in_prose(text: str) -> tuple[int, int]:
+    """The span of ``text`` that holds its math: the last ``$..$`` (or ``\\(..\\)``,
+    ``\\[..\\]``) without words in prose that has one, else all of it."""
+    if not is_prose(text):
+        return 0, len(text)
+    segments = [next(span for span in (m.span(g) for g in range(1, 5)) if span[0] >= 0)
+                for m in _MATH_SEGMENT.finditer(text)]
+    segments = [(s, e) for s, e in segments if not is_prose(text[s:e])]
+    return segments[-1] if segments else (0, len(text))
+
+
+def _after_equals(text: str, start: int, end: int) -> int:
+    """Where the value of ``text[start:end]`` starts: after the last ``=`` of a chain, or at
+    the symbol of a final ``x = value``."""
+    equals = None
+    for equals in _EQUALS.finditer(text, start, end):
+        pass
+    if equals is None:
+        return start
+    symbol = _LONE_SYMBOL.search(text, start, equals.start())
+    return symbol.start() if symbol else equals.end()
+
+
+def value_span(text: str) -> tuple[int, int] | None:
+    """The (start, end) in ``text`` of the value it states (module doc), or None.
+
+    >>> [text[slice(*value_span(text))].strip() for text in ["So she sold 72 clips", "10 + 46 = 56",
+    ...  "So x = 4", "The total is $\\\\frac{1}{2}$ cup", "2x+3x", "3\\\\sqrt{2} \\\\text{ units}"]]
+    ['72', '56', 'x = 4', '\\\\frac{1}{2}', '2x+3x', '3\\\\sqrt{2} \\\\text{ units}']
+    >>> value_span("Paris"), value_span("6+3*2-6=")
+    (None, None)
+    """
+    start, end = _math_in_prose(text)
+    conclusion = None
+    for conclusion in _CONCLUSION.finditer(text, start, end):
+        pass
+    start = _after_equals(text, conclusion.end() if conclusion else start, end)
+    if is_prose(text[start:end]):
+        run = _last_math_run(text, start, end)
+        if run is None:
+            return None
+        start, end = run
+    if not text[start:end].strip():
+        return None
+    return start, end
+
+
+def _last_math_run(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The last run of ``text[start:end]`` between prose words that holds a digit."""
+    words = [(s + start, e + start) for s, e in _words(text[start:end])]
+    bounds = [start] + [i for span in words for i in span] + [end]
+    for s, e in reversed(list(zip(bounds[::2], bounds[1::2]))):
+        if any(c.isdigit() for c in text[s:e]):
+            return s, e
+    return None
+
+
+def value(text: str) -> str | None:
+    """The value ``text`` states (module doc): what a numeric verifier reads.
+
+    >>> value("So she sold 72 clips."), value("48 + 24 = 72 clips in all"), value("1,000 dollars")
+    ('72', '72', '1,000')
+    >>> value("x = 4"), value("Paris"), value("$72")
+    ('x = 4', None, '72')
+    """
+    text = clean(text)
+    return _value_at(text, value_span(text))
+
+
+def _value_at(text: str, span: tuple[int, int] | None) -> str | None:
+    """The value at ``span`` of ``text``, cleaned (``value``)."""
+    if span is None:
+        return None
+    found = clean(text[span[0]:span[1]].strip().strip(",;:"))
+    found = found.removeprefix("\\$") if found.count("$") % 2 == 0 else found.replace("$", "")
+    return found.replace("−", "-").strip() or None
+
+
+def _near_words(text: str, start: int, end: int) -> tuple[list[str], list[str]]:
+    """The words of ``text`` just before ``start`` and just after ``end``, in their clause."""
+    before = text[max(0, start - 80):start]
+    cut = None
+    for cut in _CLAUSE_START.finditer(before):
+        pass
+    before = before[cut.end():] if cut else before
+    after = text[end:end + 80]
+    stop = _CLAUSE_START.search(after)
+    after = after[:stop.start()] if stop else after
+    return _WORDS_NEAR.findall(before), _WORDS_NEAR.findall(after)
+
+
+def hedged_at(text: str, start: int, end: int) -> bool:
+    """Whether "or" is in ``text[start:end]`` or within two words either side of it.
+
+    >>> text = "It is seventy-one or \\\\boxed{72}."
+    >>> hedged_at(text, 28, 30), hedged_at("Whether odd or even, the total is 72", 34, 36)
+    (True, False)
+    """
+    before, after = _near_words(text, start, end)
+    inside = _WORDS_NEAR.findall(text[start:end])
+    return any(w.lower() in _HEDGE_WORDS for w in before[-2:] + inside + after[:2])
+
+
+def negated_at(text: str, start: int, end: int) -> bool:
+    """Whether "not", "never" or "n't" is among the three words before ``text[start:end]``,
+    or it is followed by "is not" / "isn't".
+
+    >>> negated_at("The answer is not \\\\boxed{72}", 25, 27), negated_at("It isn't 72", 9, 11)
+    (True, True)
+    >>> negated_at("72 is not the answer", 0, 2), negated_at("We do not need y, so x is 72", 26, 28)
+    (True, False)
+    """
+    before, after = _near_words(text, start, end)
+    if any(_NEGATION.search(word) for word in before[-3:]):
+        return True
+    after = [word.lower() for word in after[:2]]
+    return after[:2] in (["is", "not"], ["was", "not"]) or bool(after and after[0].endswith("n't"))
+
+
+def _key(text: str) -> str:
+    """``text`` up to spacing and markup, to tell two answers apart."""
+    text = re.sub(r"\\(?:left|right|displaystyle|[,;!: ])|\s|\$", "", text)
+    return re.sub(r"\\[dt]frac", r"\\frac", text).rstrip(".")
+
+
+def _differ(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the answers at ``spans`` are not all one (each distinct text read once)."""
+    last, seen = None, set()
+    for start, end in reversed(spans if len(spans) > 1 else []):
+        raw = text[start:end]
+        if raw in seen:
+            continue
+        seen.add(raw)
+        key = _key(value(raw[-MAX_VALUE_WINDOW:]) or clean(raw))
+        if last is not None and key != last:
+            return True  # stops at the first difference: a long list costs no more
+        last = key
+    return False
+
+
+def _read(text: str, spans: list[tuple[int, int]], how: str) -> Extracted | None:
+    """The answer at the last of ``spans``: its text, value and flags (module doc)."""
+    if not spans:
+        return None
+    start, end = spans[-1]
+    answer = clean(text[start:end])
+    if not answer:
+        return None
+    at = max(start, text.find(answer, start, end))  # clean only trims the edges
+    # A value is short and the prose that states it near: only the answer's tail is read.
+    tail = max(at, at + len(answer) - MAX_VALUE_WINDOW)
+    found = value_span(text[tail:at + len(answer)])
+    prose = found is not None and is_prose(text[tail:at + len(answer)])
+    # Hedges and negations are read around the value where prose holds one.
+    focus = (tail + found[0], tail + found[1]) if prose else (start, end)
+    return Extracted(answer, _value_at(text[tail:at + len(answer)], found), start, end, how,
+                     hedged=_differ(text, spans) or hedged_at(text, *focus),
+                     negated=negated_at(text, *focus)
+                     or bool(_NEGATION.search(answer.split(None, 1)[0])))
+
+
+# The spans each named format reads its answer from (the last one is the answer).
+_FINDERS = {
+    "boxed": boxes,
+    "tag": tags,
+    "gsm8k": gsm8k_marks,
+    "last_number": lambda text: [span] if (span := last_number(text)) else [],
+    "bare": lambda text: [(0, len(text))],
+}
+
+
+def _answer_part(reply: str) -> int | None:
+    """Where the answer part of ``reply`` starts: after its last ``</think>``; None if a
+    ``<think>`` never closes."""
+    closed = reply.rfind("</think>")
+    if closed >= 0:
+        return closed + len("</think>")
+    return None if "<think>" in reply else 0
+
+
+def _auto(text: str) -> Extracted | None:
+    """The first rule of ``auto`` that finds an answer (module doc)."""
+    for how, find in (("boxed", boxes), ("tag", tags), ("gsm8k", gsm8k_marks)):
+        found = _read(text, find(text), how)
+        if found is not None:
+            return found
+    spans = phrases(text)
+    line_end = text.find("\n", spans[-1][1]) if spans else -1
+    worked_on = line_end >= 0 and any(c.isdigit() for c in text[line_end:])
+    if spans and not worked_on:  # a number on a later line: the reply went on working
+        found = _read(text, spans, "phrase")
+        if found is not None:
+            return found
+    explained = _ANSWER_THEN_EXPLANATION.match(text)
+    if explained and _ALNUM.search(explained.group(1)):  # "B\n\nExplanation: ...": the first line
+        return _read(text, [explained.span(1)], "last_line")
+    line = last_line(text)
+    return _read(text, [line], "last_line") if line else None
+
+
+def final_answer(reply: str, fmt: str = "auto") -> Extracted | None:
+    """The final answer of ``reply`` as ``fmt`` reads it (module doc), or None.
+
+    >>> final_answer("48+24=72, so she sold \\\\boxed{72} clips.").text
+    '72'
+    >>> found = final_answer("Natalia sold 48 + 24 = 72 clips altogether.")
+    >>> found.text, found.value, found.how
+    ('Natalia sold 48 + 24 = 72 clips altogether', '72', 'last_line')
+    >>> final_answer("It is seventy-one or \\\\boxed{72}.").hedged
+    True
+    >>> final_answer("a\\u200b7") is None  # an invisible character
+    True
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"answer format must be one of {FORMATS}, got {fmt!r}")
+    if not isinstance(reply, str) or _INVISIBLE.search(reply):
+        return None
+    offset = _answer_part(reply)
+    if offset is None:
+        return None
+    text = reply[offset:]
+    if fmt == "auto":
+        found = _auto(text)
+    else:
+        found = _read(text, _FINDERS[fmt](text), fmt)
+    if found is None:
+        return None
+    return replace(found, start=found.start + offset, end=found.end + offset)

@@ -1,0 +1,490 @@
+"""Correct replies in the styles real models write score 1.0; echoes, hedges, negations and
+hidden characters score 0 (issue 47).
+
+Two corpora, hand-written from what the models write:
+
+- ``STYLES``: the styles the issue names (Qwen2.5's chain of thought then ``\\boxed{}``,
+  Llama-3's "The final answer is: $\\boxed{72}$", SmolLM2's "10 + 46 = 56", R1's
+  ``<think>..</think><answer>72</answer>``, GSM8K's ``#### 72``, ``**72**``, "The answer is
+  72.", "72 clips"), which the extractor was built against: every reply must score 1.0;
+- three held-out sets of other styles, each written before the verifiers were run on it
+  (Qwen2.5-Math's "### Final Answer" display box, Gemma's bold closing sentence, Mistral's
+  ``\\( .. \\)``, multi-line tags, "Hence ...", "ANSWER:", "(Answer: 72)", "B is
+  correct.", ...). Each set's misses led to general fixes before the next set was written, so
+  only a set's first score is a held-out figure (recorded at each set); ``held_out_rates``,
+  ``held_out_2_rates`` and ``held_out_3_rates`` report the share scoring 1.0 now.
+
+Speed is not tested here (bench/verifier_cost.py times verifiers); a 64k-character reply
+must still get an answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rewards import (countdown, exact_int, exact_match, final_int, math_equiv, multiple_choice,
+                     unit_tests)
+from rewards.extract import final_answer
+
+# --- math: (gold, working, the answer in LaTeX, in plain text, a unit) ------------------
+
+PROBLEMS = [
+    ("72", "In April she sold 48 clips. In May she sold half as many: 48 / 2 = 24.\n"
+     "Altogether she sold 48 + 24 = 72 clips.", "72", "72", "clips"),
+    ("56", "We add the two numbers: 10 + 46 = 56.", "56", "56", ""),
+    ("1024", "Doubling ten times: 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024.", "1024", "1024", ""),
+    ("\\frac{3}{4}", "We write 0.75 = \\frac{75}{100} and divide both by 25.", "\\frac{3}{4}",
+     "3/4", ""),
+    ("x^2+x-6", "Using FOIL: (x+3)(x-2) = x^2 - 2x + 3x - 6.\n"
+     "Combining like terms gives the result.", "x^2 + x - 6", "x^2 + x - 6", ""),
+    ("2\\sqrt{3}", "Since 12 = 4 \\cdot 3, we have \\sqrt{12} = \\sqrt{4}\\sqrt{3}.",
+     "2\\sqrt{3}", "2\\sqrt{3}", ""),
+    ("-3", "Subtract 9 from both sides: 2x = -6. Divide by 2.", "x = -3", "-3", ""),
+    ("18", "Janet has 16 eggs. She eats 3 and bakes 4, so 16 - 3 - 4 = 9 are left.\n"
+     "She sells them at $2 each: 9 * 2 = 18.", "18", "18", "dollars"),
+]
+
+# Each style: a function of (working, latex, plain, unit) -> reply.
+STYLES = {
+    "qwen boxed": lambda w, l, p, u: f"{w}\n\nTherefore, the answer is $\\boxed{{{l}}}$.",
+    "qwen \\( boxed": lambda w, l, p, u: (f"To solve this, we go step by step.\n\n1. {w}\n\n"
+                                          f"The final answer is \\(\\boxed{{{l}}}\\)."),
+    "llama-3": lambda w, l, p, u: (f"## Step 1: Set up\n{w}\n\n## Step 2: Conclude\n"
+                                   f"The result follows.\n\nThe final answer is: $\\boxed{{{l}}}$"),
+    "r1 tags": lambda w, l, p, u: (f"<think>\nLet me think. {w}\nSo it is {p}.\n</think>\n"
+                                   f"<answer>{p}</answer>"),
+    "r1 boxed": lambda w, l, p, u: f"<think>\n{w}\n</think>\n\n{w}\n\n\\boxed{{{l}}}",
+    "gsm8k": lambda w, l, p, u: f"{w}\n#### {p}",
+    "bold": lambda w, l, p, u: f"{w}\n\n**{p}**",
+    "answer is": lambda w, l, p, u: f"{w} The answer is {p}.",
+    "final answer:": lambda w, l, p, u: f"{w}\n\nFinal answer: {p}",
+    "**Answer:**": lambda w, l, p, u: f"{w}\n\n**Answer:** {p}",
+    "$ in a sentence": lambda w, l, p, u: f"{w}\nSo the result is ${l}$.",
+    "minerva": lambda w, l, p, u: (f"{w}\nFinal Answer: The final answer is ${l}$. "
+                                   f"I hope it is correct."),
+    "terse": lambda w, l, p, u: p,
+    "smollm2 equation": lambda w, l, p, u: f"{w}\nSo the total = {p}",
+}
+UNIT_STYLES = {
+    "units": lambda w, l, p, u: f"{w}\nSo the answer is {p} {u}.",
+    "units, last line": lambda w, l, p, u: f"{w}\n{p} {u}",
+}
+HELD_OUT = {
+    "qwen-math final answer": lambda w, l, p, u: (f"{w}\n\n### Final Answer\n"
+                                                 f"\\[\n\\boxed{{{l}}}\n\\]"),
+    "gemma bold sentence": lambda w, l, p, u: f"{w}\n\n**Therefore, the answer is {p}.**",
+    "mistral \\(": lambda w, l, p, u: f"{w}\n\nThe answer is \\( {l} \\).",
+    "ANSWER:": lambda w, l, p, u: f"{w}\nANSWER: {p}",
+    "hence": lambda w, l, p, u: f"{w}\n\nHence the answer is: {p}",
+    "multi-line tag": lambda w, l, p, u: f"<think>{w}</think>\n<answer>\n{p}\n</answer>",
+    "display box": lambda w, l, p, u: f"{w}\n\n$$\\boxed{{{l}}}$$",
+    "phi answer is:": lambda w, l, p, u: f"{w}\nThe answer is: {p}",
+    "final answer bold": lambda w, l, p, u: f"{w}\n\n**Final Answer:** $\\boxed{{{l}}}$",
+    "result is": lambda w, l, p, u: f"{w}\n\nThe result is {p}.",
+    "equals line": lambda w, l, p, u: f"{w}\n= {p}",
+    "boxed then remark": lambda w, l, p, u: (f"{w}\n\n\\boxed{{{l}}}\n\n"
+                                            f"Let me know if you need more help!"),
+}
+HELD_OUT_UNITS = {
+    "in total": lambda w, l, p, u: f"{w}\n\nIn total, {p} {u}.",
+    "answer: with unit": lambda w, l, p, u: f"{w}\nAnswer: {p} {u}",
+}
+
+
+def _replies(styles: dict, unit_styles: dict) -> list[tuple[str, str, str]]:
+    """(style, gold, reply) for every problem in every style (unit styles where it has one)."""
+    out = []
+    for gold, working, latex, plain, unit in PROBLEMS:
+        for name, style in styles.items():
+            out.append((name, gold, style(working, latex, plain, unit)))
+        for name, style in unit_styles.items() if unit else ():
+            out.append((name, gold, style(working, latex, plain, unit)))
+    return out
+
+
+MATH = _replies(STYLES, UNIT_STYLES)
+MATH_HELD_OUT = _replies(HELD_OUT, HELD_OUT_UNITS)
+# The integer problems, for exact_int and final_int.
+INTS = [(style, int(gold), reply) for style, gold, reply in MATH if gold.lstrip("-").isdigit()]
+INTS_HELD_OUT = [(style, int(gold), reply) for style, gold, reply in MATH_HELD_OUT
+                 if gold.lstrip("-").isdigit()]
+
+
+@pytest.mark.parametrize(("style", "gold", "reply"), MATH, ids=[f"{s}:{g}" for s, g, _ in MATH])
+def test_math_equiv_reads_real_styles(style: str, gold: str, reply: str) -> None:
+    assert math_equiv([reply], [gold]) == [1.0]
+
+
+@pytest.mark.parametrize(("style", "gold", "reply"), INTS, ids=[f"{s}:{g}" for s, g, _ in INTS])
+def test_exact_and_final_int_read_real_styles(style: str, gold: int, reply: str) -> None:
+    assert exact_int([reply], [gold]) == [1.0]
+    assert final_int([reply], [gold]) == [1.0]
+
+
+# --- multiple choice and short text ------------------------------------------------------
+
+QUESTION_WORK = ("Let's consider each option.\nA) London is the capital of the UK.\n"
+                 "B) Paris is the capital of France.\nC) Rome is the capital of Italy.\n")
+CHOICES = [
+    "The correct answer is (B).", "The answer is B.", "**B**", "\\boxed{B}", "<answer>B</answer>",
+    "B. Paris", "B", "(B)", "B)", f"{QUESTION_WORK}\nThe answer is (B).",
+    f"{QUESTION_WORK}\nTherefore, the correct answer is **B**.",
+    f"{QUESTION_WORK}\nAnswer: B", "Answer: (B) Paris", "The answer is: B) Paris",
+    f"<think>{QUESTION_WORK}</think>\n<answer>B</answer>", "The final answer is $\\boxed{B}$",
+    "answer: B. Correct!", "The correct option is B.", f"{QUESTION_WORK}\n**Answer: B**",
+    "Option B", "#### B",
+]
+CHOICES_HELD_OUT = [
+    "**Answer: (B)**", "The best answer is B.", f"{QUESTION_WORK}\nSo the answer is B, Paris.",
+    "The right choice is (B) Paris.", "\\(\\boxed{\\text{B}}\\)", "Final Answer: B",
+    f"{QUESTION_WORK}\n\n### Final Answer\n\\boxed{{B}}", "ANSWER: B", "<answer>\nB\n</answer>",
+    "Correct answer: B", "The answer is option B.", "B is correct.",
+]
+TEXTS = [  # (gold, reply)
+    ("Paris", "Paris"), ("Paris", "The capital of France is Paris."), ("Paris", "**Paris**"),
+    ("Paris", '"Paris"'), ("Paris", "Answer: Paris"), ("Paris", "The answer is Paris."),
+    ("Paris", "\\boxed{\\text{Paris}}"), ("Paris", "<answer>Paris</answer>"),
+    ("Paris", "Final answer: Paris"), ("Paris", "**Answer:** Paris"),
+    ("New York", "The city is New York."), ("New York", "The answer is **New York**."),
+    ("George Washington", "The first president of the United States was George Washington."),
+    ("George Washington",
+     "<think>The first president...</think>\n<answer>George Washington</answer>"),
+    ("blue", "The sky is blue."), ("blue", "Answer: blue"), ("1969", "The answer is 1969."),
+    ("Jupiter", "The largest planet is Jupiter."), ("Jupiter", "It's Jupiter."),
+    ("Jupiter",
+     "Let me think about the planets: Mercury, Venus, Earth, Mars.\nThe answer is Jupiter."),
+]
+TEXTS_HELD_OUT = [
+    ("Paris", "**Paris**."), ("Paris", "ANSWER: Paris"), ("Paris", "`Paris`"),
+    ("Paris", "The final answer is: Paris"), ("New York", "Answer: \"New York\""),
+    ("Jupiter", "Jupiter is the largest planet."), ("blue", "**Answer: blue**"),
+    ("George Washington", "That would be George Washington."),
+    ("Paris", "### Answer\nParis"), ("1969", "Final answer: 1969"),
+]
+
+
+@pytest.mark.parametrize("reply", CHOICES)
+def test_multiple_choice_reads_real_styles(reply: str) -> None:
+    assert multiple_choice([reply], ["B"]) == [1.0]
+
+
+@pytest.mark.parametrize(("gold", "reply"), TEXTS)
+def test_exact_match_reads_real_styles(gold: str, reply: str) -> None:
+    assert exact_match([reply], [gold]) == [1.0]
+
+
+# --- countdown ---------------------------------------------------------------------------
+
+FORTY = {"numbers": [3, 4, 8, 2], "target": 40}
+COUNTDOWNS = [
+    "<think>8-3=5, 5*4=20, 20*2=40. That works.</think>\n<answer>(8 - 3) * 4 * 2</answer>",
+    "<answer> (8-3)*4*2 </answer>", "(8 − 3) × 4 × 2", "(8 - 3) \\times 4 \\times 2 = 40",
+    "$(8-3) \\cdot 4 \\cdot 2 = 40$", "The equation is (8-3)*4*2 = 40.", "(8-3)*4*2.",
+    "\\boxed{(8-3) \\times 4 \\times 2}",
+    "Step 1: 8 - 3 = 5\nStep 2: 5 × 4 = 20\nStep 3: 20 × 2 = 40",
+    "Step 1: 8 - 3 = 5\nStep 2: 5 * 4 = 20\nStep 3: 20 * 2 = 40\nThe answer is 40.",
+    "The answer is (8 - 3) × 4 × 2 = 40", "4 * 2 * (8 - 3)", "**(8-3)*4*2 = 40**",
+    "Let me try: 8*3 = 24, no.\n\nSo the expression is (8-3)*4*2 = 40",
+    "<answer>(8 - 3) × 4 × 2 = 40</answer>", "((8 - 3) * 4) * 2",
+    "Final answer: $(8 - 3) \\times 4 \\times 2$",
+]
+COUNTDOWNS_HELD_OUT = [
+    "<think>Try 8+3+4+2=17, too small. Try (8-3)*4*2.</think> <answer>(8-3)*4*2</answer>",
+    "**Answer:** (8 − 3) × 4 × 2 = 40", "\\[(8-3)\\times 4\\times 2=40\\]",
+    "First, 8 - 3 = 5.\nThen, 5 × 4 = 20.\nFinally, 20 × 2 = 40.",
+    "Using all numbers: $(8 - 3) \\times 2 \\times 4 = 40$.",
+    "8 − 3 = 5, 5 × 4 × 2 = 40\n(8 − 3) × 4 × 2",
+]
+
+
+@pytest.mark.parametrize("reply", COUNTDOWNS)
+def test_countdown_reads_real_styles(reply: str) -> None:
+    assert countdown([reply], [FORTY]) == [1.0]
+
+
+# --- unit tests --------------------------------------------------------------------------
+
+CODE_TESTS = ["assert add(2, 3) == 5", "assert add(-1, 1) == 0"]
+ADD = "def add(a, b):\n    return a + b\n"
+CODES = [
+    f"```python\n{ADD}```", f"``` python\n{ADD}```", f"~~~\n{ADD}~~~", f"~~~python\n{ADD}~~~",
+    f"Here is the function. Use it as `add(2, 3)`.\n\n```python\n{ADD}```\n\nIt adds.",
+    f"```python\n{ADD}\nif __name__ == \"__main__\":\n    a, b = map(int, input().split())\n"
+    f"    print(add(a, b))\n```",
+    f"```python\n{ADD}```\n\nExample usage:\n```python\nprint(add(2, 3))  # 5\n```",
+    f"```py\n{ADD}```", ADD, f"```\n{ADD}```",
+]
+CODES_HELD_OUT = [
+    f"Sure! Here's a solution:\n````python\n{ADD}````",
+    f"A first try:\n```python\ndef add(a, b):\n    return a - b\n```\nFixed:\n```python\n{ADD}```",
+    f"```python3\n{ADD}```", f"```Python\nimport sys\n\n{ADD}\nif __name__ == '__main__':\n"
+    f"    print(add(*map(int, sys.stdin.read().split())))\n```",
+]
+
+
+def test_unit_tests_read_real_styles() -> None:
+    assert unit_tests(CODES, [CODE_TESTS] * len(CODES)) == [1.0] * len(CODES)
+
+
+# --- held out: the share that scores 1.0 -------------------------------------------------
+
+
+def held_out_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the held-out styles."""
+    ints = [gold for _, gold, _ in INTS_HELD_OUT]
+    int_replies = [reply for _, _, reply in INTS_HELD_OUT]
+    scores = {
+        "math_equiv": math_equiv([r for _, _, r in MATH_HELD_OUT],
+                                 [g for _, g, _ in MATH_HELD_OUT]),
+        "exact_int": exact_int(int_replies, ints),
+        "final_int": final_int(int_replies, ints),
+        "multiple_choice": multiple_choice(CHOICES_HELD_OUT, ["B"] * len(CHOICES_HELD_OUT)),
+        "exact_match": exact_match([r for _, r in TEXTS_HELD_OUT], [g for g, _ in TEXTS_HELD_OUT]),
+        "countdown": countdown(COUNTDOWNS_HELD_OUT, [FORTY] * len(COUNTDOWNS_HELD_OUT)),
+        "unit_tests": unit_tests(CODES_HELD_OUT, [CODE_TESTS] * len(CODES_HELD_OUT)),
+    }
+    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+# First score of this set: math_equiv 97/100, exact_int and final_int 61/64, multiple_choice
+# 11/12, exact_match 8/10, countdown 6/6, unit_tests 4/4.
+def test_held_out_styles_mostly_score() -> None:
+    rates = held_out_rates()
+    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
+    assert not low, f"held-out styles below 95%: {low}"
+
+
+# --- what must score 0 ---------------------------------------------------------------------
+
+FILLER = " We double-check each step carefully before going on." * 6  # past 200 characters
+HEDGES = [  # (gold, reply)
+    ("72", "It is seventy-one or \\boxed{72}."), ("72", "\\boxed{71} or \\boxed{72}"),
+    ("72", f"The answer is \\boxed{{71}}.{FILLER}\nActually, \\boxed{{72}}."),
+    ("72", f"<answer>71</answer>{FILLER}<answer>72</answer>"),
+    ("72", "The answer is 71 or 72."), ("72", f"The answer is 71.{FILLER}\nThe answer is 72."),
+    ("72", "#### 71\n#### 72"), ("72", "\\boxed{72 \\text{ or } 71}"), ("72", "72 or 71"),
+    ("72", "I think it is \\boxed{72}, or maybe 71"),
+    ("x^2+x-6", "\\boxed{x^2+x-6} or \\boxed{(x+3)(x-2)}"),
+]
+NEGATIONS = [
+    ("72", "The answer is not \\boxed{72}"), ("72", "The answer isn't 72."),
+    ("72", "72 is not the answer."), ("72", "The answer is not 72"),
+    ("72", "<answer>not 72</answer>"), ("72", "It can never be $72$"),
+]
+HIDDEN = [
+    ("72", "\\boxed{7\u200b2}"), ("72", "72\u200b"), ("72", "The answer is \u200b72."),
+    ("72", "\ufeff72"), ("72", "7\u00ad2"), ("72", "\\boxed{72}\u202e"),
+]
+
+
+@pytest.mark.parametrize(("gold", "reply"), HEDGES + NEGATIONS + HIDDEN)
+def test_hedges_negations_and_hidden_characters_score_zero(gold: str, reply: str) -> None:
+    assert math_equiv([reply], [gold]) == [0.0]
+    if gold.isdigit():
+        assert exact_int([reply], [int(gold)]) == [0.0]
+        assert exact_match([reply], [gold]) == [0.0]
+
+
+# (question, gold, echo): the issue's echoes. With the question (math_equiv's ``questions``)
+# each scores 0. Envs pass no question yet (docs/data-and-envs.md): without it only the
+# unreduced \frac{6x}{3} and 6x/3 score 0 (ECHOES_CAUGHT_WITHOUT_THE_QUESTION).
+ECHOES = [
+    ("Expand (x+3)(x-2).", "x^2+x-6", "(x+3)(x-2)"),
+    ("Expand $(x+3)(x-2)$.", "x^2+x-6", "The answer is $\\boxed{(x-2)(x+3)}$."),
+    ("Factor x^2+x-6.", "(x+3)(x-2)", "x^2+x-6"),
+    ("Factor $x^2+x-6$.", "(x+3)(x-2)", "\\boxed{x^2 + x - 6}"),
+    ("Simplify $\\frac{6x}{3}$.", "2x", "\\frac{6x}{3}"),
+    ("Simplify \\frac{6x}{3}.", "2x", "\\boxed{6x/3}"),
+    ("Simplify $\\sqrt{12}$.", "2\\sqrt{3}", "\\sqrt{12}"),
+    ("Compute $2^{10}$.", "1024", "2^{10}"),
+    ("Compute 2^{10}.", "1024", "We have \\boxed{2^{10}}"),
+    ("Express 0.75 as a fraction.", "\\frac{3}{4}", "0.75"),
+    ("Round 3.14159 to two decimal places.", "3.14", "3.14159"),
+    ("Convert 0.5 to a fraction.", "\\frac{1}{2}", "0.5"),
+]
+
+
+ECHOES_CAUGHT_WITHOUT_THE_QUESTION = [("2x", "\\frac{6x}{3}"), ("2x", "\\boxed{6x/3}"),
+                                      ("x/2", "\\frac{2x}{4}")]
+
+
+@pytest.mark.parametrize(("gold", "echo"), ECHOES_CAUGHT_WITHOUT_THE_QUESTION)
+def test_an_unreduced_term_fraction_is_not_final(gold: str, echo: str) -> None:
+    assert math_equiv([echo], [gold]) == [0.0]
+    assert math_equiv(["\\frac{3x}{2}"], ["3x/2"]) == [1.0]
+
+
+@pytest.mark.parametrize(("question", "gold", "echo"), ECHOES)
+def test_the_questions_own_expression_scores_zero(question: str, gold: str, echo: str) -> None:
+    assert math_equiv([echo], [gold], questions=[question]) == [0.0]
+
+
+@pytest.mark.parametrize(("question", "gold", "right"), [
+    ("Expand (x+3)(x-2).", "x^2+x-6", "x^2 + x - 6"),
+    ("Factor x^2+x-6.", "(x+3)(x-2)", "(x-2)(x+3)"),
+    ("Simplify $\\frac{6x}{3}$.", "2x", "2x"),
+    ("Simplify $\\sqrt{12}$.", "2\\sqrt{3}", "2\\sqrt{3}"),
+    ("Compute $2^{10}$.", "1024", "\\boxed{1024}"),
+    ("Express 0.75 as a fraction.", "\\frac{3}{4}", "3/4"),
+    ("Round 3.14159 to two decimal places.", "3.14", "3.14"), ("What is 3+4?", "7", "3+4=7"),
+])
+def test_the_right_answer_to_the_same_question_still_scores(question: str, gold: str,
+                                                             right: str) -> None:
+    assert math_equiv([right], [gold], questions=[question]) == [1.0]
+
+
+def test_terse_replies_score_as_before() -> None:
+    # The embedded default's replies: Arithmetic-v1/v2 and Math-v1.
+    assert exact_int(["85", "-12", "8 5", "85 86", ""], [85, -12, 85, 85, 85]) == [1, 1, 0, 0, 0]
+    assert final_int(["7+8=15|4+3+1=8|85", "7+8=15|4+3+1=8|84", "85|"], [85] * 3) == [1, 0, 0]
+    assert math_equiv(["4x+2", "15/2", "x=4", "3*(4+5)-7", "2x+3=11", "7x-3x+2"],
+                      ["4x+2", "15/2", "4", "20", "4", "4x+2"]) == [1, 1, 1, 0, 0, 0]
+
+
+def test_a_64k_character_reply_still_gets_an_answer() -> None:
+    reply = "Let me think. " * 5_000 + "48 + 24 = 72 clips.\n" + "The answer is \\boxed{72}."
+    assert len(reply) > 64_000
+    assert final_answer(reply).text == "72"
+    assert math_equiv([reply], ["72"]) == [1.0]
+    assert exact_int(["9" * 64_000], [9]) == [0.0]
+
+
+# --- a second held-out set, written after the first had been looked at ---------------------
+# The first set's misses led to fixes (a clause's leading comma, "\( x = -3 \)", sentences
+# that start with the answer), so it is no longer held out; this one was written after those
+# fixes. First score: math_equiv 86/96, exact_int and final_int 46/60, multiple_choice 5/10,
+# exact_match 8/10, countdown 3/6, unit_tests 3/4. Fixes followed ("(Answer: 72)",
+# "\\therefore", "should be", "B is correct", a dash after the letter, bold inside a sentence,
+# steps on one line or in a tag, a tick after the result, an indented fence).
+
+HELD_OUT_2_MATH = {
+    "thus the value": lambda w, l, p, u: f"{w}\n\nThus the value is ${l}$.",
+    "final result:": lambda w, l, p, u: f"**Solution:** {w}\n\nThe final result: {p}",
+    "answer =": lambda w, l, p, u: f"{w}\nAnswer = {p}",
+    "solution is": lambda w, l, p, u: f"{w}\n\nThe solution is {p}.",
+    "heading then value": lambda w, l, p, u: f"{w}\n\n**Final answer**\n{p}",
+    "we get": lambda w, l, p, u: f"{w} Thus, we get {p}.",
+    "therefore sign": lambda w, l, p, u: f"{w}\n\\(\\therefore\\) {p}",
+    "therefore bold": lambda w, l, p, u: f"{w}\n\nTherefore: **{p}**",
+    "parenthesised answer": lambda w, l, p, u: f"{w} (Answer: {p})",
+    "textbf answer": lambda w, l, p, u: f"{w}\n\n\\textbf{{Answer:}} ${l}$",
+    "answer newline": lambda w, l, p, u: f"{w}\n\nAnswer\n{p}",
+    "boxed in display math": lambda w, l, p, u: f"{w}\n\\[\n\\text{{Answer}} = \\boxed{{{l}}}\n\\]",
+}
+HELD_OUT_2_CHOICES = [
+    "I'd go with B.", "My answer: (B)", "The answer should be B.", "B — Paris", "**(B) Paris**",
+    "Answer: **B. Paris**", "The correct response is B.", "\\boxed{\\textbf{B}}",
+    "Looking at the options, Paris is the capital of France, so (B).", "Answer: Option B",
+]
+HELD_OUT_2_TEXTS = [
+    ("Paris", "**Answer**: Paris"), ("Paris", "It must be Paris."),
+    ("Paris", "My answer is Paris."), ("Paris", "I believe the answer is Paris."),
+    ("Paris", "PARIS"), ("Paris", "\\text{Paris}"),
+    ("Paris", "The capital city of France is **Paris**."),
+    ("New York", "New York City? No: New York."), ("Jupiter", "The planet in question is Jupiter"),
+    ("George Washington", "Answer:\nGeorge Washington"),
+]
+HELD_OUT_2_COUNTDOWNS = [
+    "<answer>8-3=5, 5*4=20, 20*2=40</answer>", "(8 - 3) · 4 · 2 = 40 ✓",
+    "Answer: 2 × 4 × (8 − 3)",
+    "We can do 8 - 3 = 5, then 5 * 4 = 20, and 20 * 2 = 40.", "<answer>\n(8-3)*4*2\n</answer>",
+    "\\((8 - 3) \\times 4 \\times 2 = 40\\)",
+]
+HELD_OUT_2_CODES = [
+    f"```python\n# Solution\n{ADD}```\n\n### Explanation\nIt returns the sum.",
+    f"```python\n{ADD}```\nTests:\n```python\nassert add(1, 2) == 3\n```",
+    f"1. The code:\n\n   ```python\n   {ADD.replace(chr(10) + '    ', chr(10) + '       ')}   ```",
+    f"<think>Simple.</think>\n```python\n{ADD}```",
+]
+
+
+def held_out_2_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the second held-out set."""
+    math = _replies(HELD_OUT_2_MATH, {})
+    ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
+    scores = {
+        "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
+        "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "multiple_choice": multiple_choice(HELD_OUT_2_CHOICES, ["B"] * len(HELD_OUT_2_CHOICES)),
+        "exact_match": exact_match([r for _, r in HELD_OUT_2_TEXTS],
+                                   [g for g, _ in HELD_OUT_2_TEXTS]),
+        "countdown": countdown(HELD_OUT_2_COUNTDOWNS, [FORTY] * len(HELD_OUT_2_COUNTDOWNS)),
+        "unit_tests": unit_tests(HELD_OUT_2_CODES, [CODE_TESTS] * len(HELD_OUT_2_CODES)),
+    }
+    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+# --- a third held-out set, written after the fixes the second led to ---------------------------
+# Scored once before any change: math_equiv 91/96, exact_int and final_int 56/60, multiple_choice
+# 8/10, exact_match 6/10, countdown 5/6, unit_tests 4/4. Five general fixes followed (a box
+# holding \displaystyle, an "Explanation:" section after the answer, a "> " quote, a remark in
+# brackets after a text answer, "x" as a times sign); "Hence option (B) is right." and "It
+# happened in 1969." still score 0.
+
+HELD_OUT_3_MATH = {
+    "the answer:": lambda w, l, p, u: f"{w}\nThe answer: {p}",
+    "our final answer": lambda w, l, p, u: f"{w}\n\nSo our final answer is {p}.",
+    "displaystyle box": lambda w, l, p, u: f"{w}\n\n\\boxed{{\\displaystyle {l}}}",
+    "result:": lambda w, l, p, u: f"{w}\n\nResult: {p}",
+    "blockquote": lambda w, l, p, u: f"{w}\n\n> **Answer:** {p}",
+    "list item": lambda w, l, p, u: f"{w}\n- Final: {p}",
+    "which is our answer": lambda w, l, p, u: (f"{w}\nThe value of the expression is ${l}$, "
+                                               f"which is our answer."),
+    "hope this helps": lambda w, l, p, u: f"{w}\n\nI hope this helps! The answer is {p}.",
+    "bold then is the answer": lambda w, l, p, u: f"{w}\n\n**{p}** is the answer.",
+    "answer display": lambda w, l, p, u: f"{w}\n\nAnswer: $$ {l} $$",
+    "answer on its own line": lambda w, l, p, u: f"{w}\n\nFinal answer:\n\n{p}",
+    "boxed then hope": lambda w, l, p, u: (f"{w}\n\nTherefore, the final answer is "
+                                           f"$\\boxed{{{l}}}$. I hope it is correct."),
+}
+HELD_OUT_3_CHOICES = [
+    "(B) is the correct answer.", "**Correct answer: (B) Paris**", "Therefore, B.",
+    "Final choice: B", "Answer — B", "the answer is b",
+    "B\n\nExplanation: Paris is the capital of France.", "\\boxed{(B)}",
+    "My final answer is B) Paris.", "Hence option (B) is right.",
+]
+HELD_OUT_3_TEXTS = [
+    ("Paris", "Answer: Paris."), ("Paris", 'The correct answer is "Paris".'),
+    ("New York", "**New York**"),
+    ("Paris", "Paris\n\nExplanation: Paris has been the capital since 987."),
+    ("Jupiter", "Answer: Jupiter (the fifth planet)"), ("blue", "Blue."),
+    ("George Washington", "Final answer: George Washington"), ("1969", "It happened in 1969."),
+    ("Paris", "> Paris"), ("Paris", "The answer would be Paris."),
+]
+HELD_OUT_3_COUNTDOWNS = [
+    "<answer>(8-3)*(4*2)</answer>", "(8 - 3) x 4 x 2 = 40", "Solution: ((8-3)*4)*2=40",
+    "8-3 = 5\n5*4 = 20\n20*2 = 40\nSo the answer is (8-3)*4*2", "<answer> 2*4*(8-3) = 40 </answer>",
+    "$$ (8-3)\\cdot(4\\cdot 2) = 40 $$",
+]
+HELD_OUT_3_CODES = [
+    f"```python\nfrom typing import *\n\n{ADD}```",
+    f"Here:\n\n```python\nclass Helper:\n    pass\n\n\n{ADD}```",
+    f"```python\n{ADD}\nprint(add(2, 3))\n```",
+    f"The function:\n```python\n{ADD}\n```\nComplexity: O(1).",
+]
+
+
+def held_out_3_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the third held-out set."""
+    math = _replies(HELD_OUT_3_MATH, {})
+    ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
+    scores = {
+        "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
+        "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "multiple_choice": multiple_choice(HELD_OUT_3_CHOICES, ["B"] * len(HELD_OUT_3_CHOICES)),
+        "exact_match": exact_match([r for _, r in HELD_OUT_3_TEXTS],
+                                   [g for g, _ in HELD_OUT_3_TEXTS]),
+        "countdown": countdown(HELD_OUT_3_COUNTDOWNS, [FORTY] * len(HELD_OUT_3_COUNTDOWNS)),
+        "unit_tests": unit_tests(HELD_OUT_3_CODES, [CODE_TESTS] * len(HELD_OUT_3_CODES)),
+    }
+    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+@pytest.mark.parametrize("rates", [held_out_2_rates, held_out_3_rates],
+                         ids=["second held-out set", "third held-out set"])
+def test_later_held_out_styles_mostly_score(rates) -> None:
+    # 9 of 10 is the floor for the small text sets (one style each is still missed).
+    low = {name: f"{right}/{n}" for name, (right, n) in rates().items() if right < 0.9 * n}
+    assert not low, f"held-out styles below 90%: {low}"

@@ -45,6 +45,8 @@ def summarise(run: Path) -> dict:
         "seconds_per_step": mean("time/step"), "rollout_seconds": mean("time/rollout"),
         "train_seconds": mean("time/train"), "sync_seconds": mean("sync_seconds"),
         "sync_bytes": steps[0]["sync_bytes"], "max_logp_gap": max(r["logp_gap"] for r in steps),
+        "worker_rss_mb_max": max(r["mem/worker_rss_mb"] for r in steps),
+        "time_to_first_step": rows[0].get("time/to_first_step"),
         "config": (run / "config.yaml").read_text(), "machine": platform.platform(),
         "processor": _cpu_name(),
     }

@@ -32,3 +32,20 @@ def offload_optimizer(optimizers: list[torch.optim.Optimizer], device: str | tor
 def _on(tensor: torch.Tensor, device: torch.device) -> bool:
     """Whether `tensor` is on `device`; "cuda" without an index matches any GPU's tensors."""
     return tensor.device.type == device.type and device.index in (None, tensor.device.index)
+
+
+def trim_heap() -> bool:
+    """Hand the C heap's free pages back to the OS (glibc's `malloc_trim`); False where there
+    is no glibc.
+
+    An update frees its micro-batches' activations, but glibc keeps most of those pages in the
+    process, where they count in its resident memory (what Ray's memory monitor reads) until
+    the next update reuses them, fragmented; trimmed after each update and rollout, the next
+    peak starts from the live tensors alone.
+    """
+    import ctypes
+
+    try:
+        return bool(ctypes.CDLL("libc.so.6").malloc_trim(0))
+    except (OSError, AttributeError):
+        return False

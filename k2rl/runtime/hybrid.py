@@ -24,6 +24,7 @@ from k2rl.bootstrap.ptx import curated_judgments, curated_messages, encode_messa
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
 from k2rl.device.colocate import Colocation
+from k2rl.device.offload import trim_heap
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.lm.hf import built_recipe, param_count
@@ -189,6 +190,7 @@ class HybridWorker:
             metrics["train_flops"] += flops
         seconds = time.perf_counter() - start
         metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9
+        trim_heap()
         return {**metrics, "lr": lr, **colocation, **judged}
 
     def sync(self) -> dict:

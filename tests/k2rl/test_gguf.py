@@ -74,6 +74,7 @@ def test_k2rl_train_runs_two_steps_on_a_few_layers_of_smollm2(source, tmp_path):
     proc = k2rl("train", "configs/smollm2.yaml", f"model.path={model}", "train.steps=2",
                 "rollout.prompts_per_step=2", "rollout.k=4", "eval.prompts_per_task=4",
                 "eval.every=2", "train.micro_batch_tokens=256", "model.autocast=float32",
+                "engine.dtype=float32",
                 "log.checkpoint_every=2", "log.progress=false",
                 f"log.run_dir={tmp_path}", "log.run_name=s")
     assert "peak memory, estimated" in proc.stdout
@@ -83,4 +84,4 @@ def test_k2rl_train_runs_two_steps_on_a_few_layers_of_smollm2(source, tmp_path):
     assert "critic/accuracy" not in rows[0]  # no task is judged: no judge pairs drawn
     assert rows[0]["time/to_first_step"] > 0
     assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])
-    assert {"train/word_sums/reward", "train/short_writing/reward"} <= set(rows[1])
+    assert any(k.startswith("train/") and k.endswith("/reward") for k in rows[1])

@@ -2,7 +2,7 @@
 "the answer is", else the last line's value) against a plain last-number reading of the same
 replies: the two agree where the verifier reads what real models write.
 
-    python bench/answer_reading.py RUN_DIR [--task word_sums] [--out bench/results/answer_reading.json]
+    python bench/answer_reading.py RUN_DIR [--task word_sums] [--out FILE.json]
 
 It reads every stored held-out evaluation of the run (`k2rl rollouts --heldout --json`) and
 writes, per evaluation step, n distinct problems, each reading's accuracy and the replies on

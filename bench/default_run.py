@@ -46,6 +46,7 @@ def summarise(run: Path) -> dict:
         "train_seconds": mean("time/train"), "sync_seconds": mean("sync_seconds"),
         "sync_bytes": steps[0]["sync_bytes"], "max_logp_gap": max(r["logp_gap"] for r in steps),
         "worker_rss_mb_max": max(r["mem/worker_rss_mb"] for r in steps),
+        "worker_peak_rss_mb": max(r.get("mem/worker_peak_rss_mb", 0.0) for r in steps) or None,
         "time_to_first_step": rows[0].get("time/to_first_step"),
         "config": (run / "config.yaml").read_text(), "machine": platform.platform(),
         "processor": _cpu_name(),

@@ -30,7 +30,7 @@ tool's: the same distinct eval-split problems k2rl evaluates (`k2rl.step.heldout
 settings, scored by each environment's verifier; a reply cut at its budget is wrong.
 
 What differs (`NOT_MATCHED`, written into the result): the loss (Kimi's squared regression
-against TRL's clipped GRPO surrogate with group-std scaling), the sampler (vLLM in fp32 against
+against TRL's clipped GRPO surrogate with group-std scaling), the sampler (vLLM in bf16 against
 HF `generate` on the training model under bf16 autocast), TRL's single completion budget (the
 larger task's: a ShortWriting reply may run on past its own budget, scored 0 as k2rl scores a
 cut one, and its extra tokens are trained on), micro-batching (by tokens against by rows) and
@@ -94,7 +94,8 @@ NOT_MATCHED = {
     "loss": "k2rl: the Kimi squared regression to (r - mean r) with tau 0.1 and pi_old from the "
             "engine's sampling log-probs; TRL: its clipped GRPO surrogate (loss_type dapo, "
             "epsilon 0.2, advantages scaled by the group std), ratio 1 at one iteration",
-    "sampler": "k2rl samples with vLLM (fp32 engine, weights pushed each step); TRL with HF "
+    "sampler": "k2rl samples with vLLM (its engine.dtype: bf16 in configs/smollm2.yaml, weights "
+               "pushed each step); TRL with HF "
                "generate on the training model, under its bf16 autocast (checked: every linear "
                "layer of TRL's generate runs in bf16 here)",
     "completion_budget": "k2rl gives each task its own budget (settings.budgets; WordSums 160, "
@@ -262,8 +263,9 @@ def trl_micro_batch(plan: Plan, cfg, rows: list[dict], tok) -> int:
 
 def trl_config(plan: Plan, cfg, lr: float, micro: int, budget: int, out_dir: str, bf16: bool):
     """GRPOConfig matching the k2rl run (see MATCHED)."""
-    from k2rl.step.schedules import temperature_at
     from trl import GRPOConfig
+
+    from k2rl.step.schedules import temperature_at
 
     batch = cfg.rollout.prompts_per_step * cfg.rollout.k
     temperatures = {temperature_at(cfg, s, t.id) for s in range(1, plan.steps + 1)

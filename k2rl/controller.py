@@ -256,8 +256,10 @@ def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
     calls that hit their time limit (scored 0) in the workers since they started."""
     import psutil
 
+    worker, peak = workers.rss_mb()
     return {"mem/driver_rss_mb": psutil.Process().memory_info().rss / 2**20,
-            "mem/worker_rss_mb": workers.rss_mb(), "mem/redis_used_mb": store.used_mb(),
+            "mem/worker_rss_mb": worker, "mem/worker_peak_rss_mb": peak,
+            "mem/redis_used_mb": store.used_mb(),
             "reward/timeouts": float(workers.reward_timeouts())}
 
 

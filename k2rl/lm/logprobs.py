@@ -92,8 +92,9 @@ def _picked_logp(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Te
 
 def micro_batches(lengths: torch.Tensor, max_tokens: int | None = None, max_rows: int = 64
                   ) -> list[torch.Tensor]:
-    """Row indices (on the CPU) sorted by length, cut into runs of at most `max_rows` rows whose padded size
-    (rows x the run's longest row) is at most `max_tokens` (a longer row goes alone).
+    """Row indices (on the CPU) sorted by length, cut into runs of at most `max_rows` rows
+    whose padded size (rows x the run's longest row) is at most `max_tokens` (a longer row
+    goes alone).
 
     >>> [r.tolist() for r in micro_batches(torch.tensor([5, 1, 4, 2]), max_tokens=8)]
     [[1, 3], [2], [0]]

@@ -243,11 +243,15 @@ class HybridWorker:
     def param_count(self) -> int:
         return param_count(self.model)
 
-    def rss_mb(self) -> float:
-        """This process's resident memory in MiB (the controller logs mem/worker_rss_mb)."""
+    def rss_mb(self) -> tuple[float, float]:
+        """This process's resident memory and its peak so far, in MiB (the controller logs
+        mem/worker_rss_mb and mem/worker_peak_rss_mb)."""
+        import resource
+
         import psutil
 
-        return psutil.Process().memory_info().rss / 2**20
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
+        return psutil.Process().memory_info().rss / 2**20, peak
 
     def reward_timeouts(self) -> int:
         """Verifier calls that hit their time limit in this process so far (each scored 0;

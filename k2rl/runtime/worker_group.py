@@ -140,9 +140,11 @@ class WorkerGroup:
 
     # ---- WORKER_API: the largest over workers
 
-    def rss_mb(self) -> float:
-        """The largest resident memory of the workers in MiB: the one that runs out first."""
-        return max(gather([a.rss_mb.remote() for a in self.actors]))
+    def rss_mb(self) -> tuple[float, float]:
+        """The largest resident memory of the workers, and the largest peak so far, in MiB:
+        the one that runs out first."""
+        now, peak = zip(*gather([a.rss_mb.remote() for a in self.actors]))
+        return max(now), max(peak)
 
     def reward_timeouts(self) -> int:
         """Verifier calls that timed out (and scored 0) in all workers since they started."""

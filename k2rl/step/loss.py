@@ -158,7 +158,8 @@ def gspo(b: PolicyBatch, cfg) -> torch.Tensor:
     low = cfg.clip_eps if cfg.clip_eps is not None else 3e-4
     high = cfg.clip_eps_high if cfg.clip_eps_high is not None else 4e-4
     log_ratio = sequence_logp(b.logp - b.logp_old.detach(), b.mask, "mean")  # (n,)
-    return clipped_surrogate(torch.exp(log_ratio), b.advantages(True), low, high).sum() / b.whole.rows
+    terms = clipped_surrogate(torch.exp(log_ratio), b.advantages(True), low, high)  # (n,)
+    return terms.sum() / b.whole.rows
 
 
 Loss = Callable[[PolicyBatch, object], torch.Tensor]

@@ -36,8 +36,9 @@ def test_the_folder_computes_what_transformers_gguf_loader_does(source, folder):
     chat = [{"role": "user", "content": "What is 23 plus 58?"}]
     ids = our_tok.apply_chat_template(chat, add_generation_prompt=True, return_tensors="pt",
                                       return_dict=True)["input_ids"]
-    assert ids.tolist() == their_tok.apply_chat_template(
-        chat, add_generation_prompt=True, return_tensors="pt", return_dict=True)["input_ids"].tolist()
+    theirs_ids = their_tok.apply_chat_template(chat, add_generation_prompt=True,
+                                               return_tensors="pt", return_dict=True)["input_ids"]
+    assert ids.tolist() == theirs_ids.tolist()
     assert "<|im_start|>assistant\n" in our_tok.decode(ids[0])  # ChatML, from the GGUF metadata
     with torch.no_grad():
         torch.testing.assert_close(ours(ids).logits, theirs(ids).logits, atol=1e-5, rtol=0)

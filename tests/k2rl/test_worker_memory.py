@@ -31,8 +31,8 @@ def test_the_run_error_names_the_settings_and_how_to_resume(tmp_path):
 def test_the_estimate_grows_with_the_micro_batch_and_not_with_the_batch(tmp_path):
     import json
 
-    from safetensors.torch import save_file
     import torch
+    from safetensors.torch import save_file
 
     (tmp_path / "config.json").write_text(json.dumps(
         {"num_hidden_layers": 30, "hidden_size": 576, "intermediate_size": 1536}))

@@ -58,10 +58,11 @@ def param_count(model: torch.nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-# Bytes of activations a token holds for the backward pass, per decoder layer, in units of
-# (hidden, intermediate) floats: fitted to SmolLM2-135M under bf16 autocast on the CPU
-# (bench/results/real_memory.json: 1.2 MB a token over its 30 layers).
-ACTIVATION_FLOATS = (8, 4)
+# What a token of a micro-batch costs at the update's peak, per decoder layer, in units of
+# (hidden, intermediate) 4-byte floats: fitted to SmolLM2-135M under bf16 autocast on the CPU,
+# whose worker peaked at 8.5-9.8 GB with 2,048-token micro-batches (ru_maxrss; 4.8-5.9 GB
+# resident between updates: bench/results/real_peer.json, configs/smollm2.yaml).
+ACTIVATION_FLOATS = (11, 6)
 # What the worker process holds besides weights and activations: torch, vLLM, Ray (measured
 # about 1.5 GB on the CPU).
 RUNTIME_GB = 1.5

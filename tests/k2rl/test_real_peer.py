@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 pytest.importorskip("gguf", reason="the gguf package reads GGUF files (make test installs it)")
-pytest.importorskip("trl", reason="TRL is the peer (pip install -e .[bench])")
+pytest.importorskip("trl", reason="TRL is the peer (make test installs it: the test extra)")
 
 
 @pytest.mark.slow

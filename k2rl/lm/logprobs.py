@@ -128,15 +128,14 @@ def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tens
     running a batch of mixed tasks at the length of its longest episode.
     """
     T = input_ids.shape[1]
-    out = torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     parts, index = [], []
     for rows in micro_batches(attention_mask.sum(-1), max_tokens, chunk):
         part = cut({"input_ids": input_ids, "attention_mask": attention_mask}, rows)
         parts.append(F.pad(token_logp(model, part["input_ids"], part["attention_mask"]),
                            (0, T - part["input_ids"].shape[1])))
         index.append(rows)
-    if not parts:
-        return out
+    if not parts:  # no rows
+        return torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
     order = torch.cat(index)
     inverse = torch.empty_like(order)
     inverse[order] = torch.arange(len(order), device=order.device)

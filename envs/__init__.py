@@ -24,7 +24,7 @@ _ENTRY_POINTS = {
     "k2rl/Chat-v1": "envs.chat:ChatEnv",
     # for pretrained chat models (configs/smollm2.yaml): IFEval-style wording, real answers
     "k2rl/WordSums-v0": "envs.word_sums:WordSumsEnv",
-    "k2rl/ShortWriting-v0": "envs.short_writing:ShortWritingEnv",
+    "k2rl/ShortWriting-v1": "envs.short_writing:ShortWritingEnv",
 }
 # Environments that need arguments (a task's `kwargs` in the config) to be made at all.
 _WITH_ARGUMENTS = {"k2rl/Dataset-v0": "envs.dataset:DatasetEnv"}

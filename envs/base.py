@@ -23,7 +23,8 @@ import gymnasium
 import numpy as np
 
 from envs.tool_calls import MALFORMED, MalformedCall
-from rewards import get_reward, takes_question
+from rewards import get_reward, takes_format, takes_question
+from rewards.extract import FORMATS as ANSWER_FORMATS, final_answer
 
 # Every printable ASCII character: what a character-level model may emit.
 CHARSET = string.printable
@@ -142,6 +143,9 @@ class TextEnv(gymnasium.Env[str, str]):
     budget: int  # default max tokens the model may produce over all turns
     max_turns: int  # model turns before the episode ends without an answer
     reward_name: str  # the rewards/ verifier scoring the final answer
+    # Where that verifier finds the final answer: auto, boxed, tag, gsm8k, last_number or bare
+    # (rewards.extract); for verifiers that read one answer (math_equiv, exact_match, ...).
+    answer_format: str = "auto"
     # JSON schemas of the env's tools, for chat templates that list them (envs.tool_calls)
     tools: tuple[dict, ...] = ()
     # True: no verifier in the reward; the policy-as-critic judges the episode (info["judged"])
@@ -255,7 +259,11 @@ class TextEnv(gymnasium.Env[str, str]):
             self.malformed_calls += 1
             reply = MALFORMED
         if reply is None:
-            return self._finish(self._score(action))
+            observation, reward, terminated, truncated, info = self._finish(self._score(action))
+            extracted = self.read_answer(action)
+            if extracted is not None:  # what the verifier read as the final answer
+                info["extracted"] = extracted
+            return observation, reward, terminated, truncated, info
         if self.turn >= self.max_turns:
             # Spending every turn on tools never answers: same as a wrong answer.
             return self._finish(0.0)
@@ -297,9 +305,25 @@ class TextEnv(gymnasium.Env[str, str]):
         """The verifier's reward for ``action`` as the final answer."""
         verifier = get_reward(self.reward_name)
         problem = self._require_active()
+        extra: dict[str, Any] = {}
         if takes_question(verifier):  # an answer that copies the question's expression is no answer
-            return float(verifier([action], [problem.answer], questions=[problem.prompt])[0])
-        return float(verifier([action], [problem.answer])[0])
+            extra["questions"] = [problem.prompt]
+        if takes_format(verifier):
+            extra["fmt"] = self.answer_format
+        return float(verifier([action], [problem.answer], **extra)[0])
+
+    def read_answer(self, action: str) -> str | None:
+        """The final answer the verifier reads in ``action`` (rewards.extract, in this env's
+        ``answer_format``), as written; "" where it finds none, "(hedged) x" or "(negated) x"
+        where it finds one it scores 0; None for a verifier that reads no single answer
+        (unit tests, IFEval's checks). Kept in the trajectory and shown by `k2rl rollouts`."""
+        if not takes_format(get_reward(self.reward_name)):
+            return None
+        found = final_answer(action, self.answer_format) if isinstance(action, str) else None
+        if found is None:
+            return ""
+        mark = "(hedged) " if found.hedged else "(negated) " if found.negated else ""
+        return mark + action[found.start:found.end][:200]
 
     def _finish(self, reward: float) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """End the episode; the empty terminal observation is never shown to the model."""

@@ -10,6 +10,9 @@ Users train on their own data without writing a class: the task's `kwargs` in th
                    exact_int, unit_tests, instruction_following, ...
     system         an optional system prompt, sent as the conversation's system message
     budget         the token budget of a reply (256)
+    answer_format  where the verifier finds the final answer: auto (the default: the last
+                   box, an <answer> tag, "#### x", "the answer is x", the last line), boxed,
+                   tag, gsm8k, last_number or bare (rewards.extract)
     eval_files     the held-out rows in their own file(s); without them a row is held out by a
                    hash of `key_field` (the prompt by default), about 10% of rows
     task           the task name in metrics ("dataset")
@@ -38,7 +41,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.base import Problem, TextEnv, split_of
+from envs.base import ANSWER_FORMATS, Problem, TextEnv, split_of
 from rewards import get_reward
 
 FORMATS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
@@ -265,12 +268,17 @@ class DatasetEnv(TextEnv):
                  system: str | None = None, budget: int = 256,
                  eval_files: str | list[str] | None = None, key_field: str | None = None,
                  task: str = "dataset", too_long: str = "skip", tokenizer: str | None = None,
-                 max_prompt_tokens: int | None = None, render_mode: str | None = None) -> None:
+                 max_prompt_tokens: int | None = None, answer_format: str = "auto",
+                 render_mode: str | None = None) -> None:
         super().__init__(render_mode)
         try:
             get_reward(verifier)
         except KeyError as e:
             raise DatasetError(f"dataset verifier: {e.args[0]}") from None
+        if answer_format not in ANSWER_FORMATS:
+            raise DatasetError(f"dataset answer_format must be one of {ANSWER_FORMATS}, got "
+                               f"{answer_format!r}")
+        self.answer_format = answer_format
         if too_long not in ("skip", "error"):
             raise DatasetError(f"too_long must be skip or error, got {too_long!r}")
         self.task, self.budget, self.reward_name, self.system = task, budget, verifier, system

@@ -229,7 +229,8 @@ def step_metrics(cfg: Config, store: RunStore, step: int, groups: list[Group]) -
 
 def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
     """Mean reward, accuracy, length, truncation rate and malformed tool calls (a trajectory's,
-    envs.tool_calls) per task and over all; for critic-rewarded tasks also the share of
+    envs.tool_calls) per task and over all; where the verifier reads one final answer, the
+    share of replies in which it found one it scores (neither hedged nor negated); for critic-rewarded tasks also the share of
     replies that flatter or vouch for themselves (rewards.chat.flattery: its own patterns,
     not the critic's guards)."""
     by_task = defaultdict(list)
@@ -243,6 +244,10 @@ def task_metrics(groups: list[Group], prefix: str) -> dict[str, float]:
         out[f"{prefix}/{task}/length"] = float(np.mean([t.n_tokens for t in ts]))
         out[f"{prefix}/{task}/truncated"] = float(np.mean([t.truncated for t in ts]))
         out[f"{prefix}/{task}/malformed_calls"] = float(np.mean([t.malformed_calls for t in ts]))
+        read = [t.extracted for t in ts if t.extracted is not None]
+        if read:  # a verifier that reads one final answer: how often it found one it scores
+            out[f"{prefix}/{task}/answer_read"] = float(np.mean(
+                [bool(x) and not x.startswith(("(hedged)", "(negated)")) for x in read]))
         judged = [t for t in ts if t.judged]
         if judged and task != "all":
             out[f"{prefix}/{task}/flattery"] = float(np.mean(

@@ -187,6 +187,9 @@ def format_trajectory(t: Trajectory, step: int | None = None, group: str | None 
              f"reward {t.reward:.3f} ({components})  correct {_yes(t.correct)}  "
              f"truncated {_yes(t.truncated)}  status {t.status.value}  tokens {t.n_tokens}  "
              f"turns {t.turns}" + ("  judged by the critic" if t.judged else "")]
+    if t.extracted is not None:
+        lines.append(f"answer read: {t.extracted!r}" if t.extracted else
+                     "answer read: none (the verifier found no final answer)")
     for m in t.messages:
         text = str(m.get("content", "")).rstrip("\n").split("\n") or [""]
         label = f"{m.get('role', '?')}:"

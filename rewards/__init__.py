@@ -48,6 +48,13 @@ def takes_question(fn: Reward) -> bool:
     return "questions" in inspect.signature(fn).parameters
 
 
+def takes_format(fn: Reward) -> bool:
+    """Whether a verifier reads a final answer in a format (``fmt=``: rewards.extract)."""
+    import inspect
+
+    return "fmt" in inspect.signature(fn).parameters
+
+
 def get_reward(name: str) -> Reward:
     """The verifier registered as ``name``; a typo gets the closest names."""
     try:
@@ -72,4 +79,4 @@ register_reward("multiple_choice", multiple_choice)
 
 __all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
            "final_int", "get_reward", "ifeval_following", "instruction_following", "math_equiv",
-           "multiple_choice", "parse_int", "register_reward", "sudoku", "takes_question", "unit_tests"]
+           "multiple_choice", "parse_int", "register_reward", "sudoku", "takes_format", "takes_question", "unit_tests"]

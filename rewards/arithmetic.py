@@ -80,9 +80,26 @@ def exact_int(responses: list[str], answers: list[int], fmt: str = "auto") -> li
             f"exact_int got {len(responses)} responses but {len(answers)} answers"
         )
     return [
-        1.0 if read_int(response, fmt) == answer else 0.0
+        1.0 if read_int(response, fmt) == gold_int(answer) else 0.0
         for response, answer in zip(responses, answers)
     ]
+
+
+def gold_int(answer: int | str) -> int:
+    """An answer key as an integer: an int, or a text stating one (a dataset's "29", "1,000");
+    anything else is a caller error, not a 0 for every reply.
+
+    >>> gold_int(29), gold_int(" -29 "), gold_int("1,000")
+    (29, -29, 1000)
+    """
+    if isinstance(answer, bool):
+        raise ValueError(f"exact_int's answer must be an integer, got {answer!r}")
+    if isinstance(answer, int):
+        return answer
+    stated = _STATED_INT.fullmatch(str(answer).strip())
+    if stated is None:
+        raise ValueError(f"exact_int's answer must be an integer, got {answer!r}")
+    return parse_int(stated.group(1).replace(",", ""))
 
 
 def final_int(responses: list[str], answers: list[int], fmt: str = "auto") -> list[float]:

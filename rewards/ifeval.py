@@ -37,6 +37,13 @@ Differences, all where IFEval itself would do something unusable in a reward:
   ``capital_word_frequency``, tokenises only the sentences with a capital letter (its
   result is the same), so a reply of 64k ``!`` costs milliseconds, not 9 s.
 
+One addition, for tasks that ask for a sentence on a topic (k2rl/ShortWriting-v1): an
+answer may hold ``"sentence": {"about": [...], "min_words": n, "request": [...]}``, and a
+reply that is not a sentence on the topic scores 0 whatever it follows
+(`rewards.sentence.is_sentence_about`). IFEval's checks read no topic:
+a bare "Thank you." follows "finish with 'Thank you.'" and "fewer than 8 words" at once, and
+a policy rewarded by them alone learns to write that (it did: README, real-model run).
+
 Two kinds need nltk's Punkt sentence model, as IFEval does: ``number_sentences``
 (``count_sentences``) and ``capital_word_frequency`` (``nltk.word_tokenize``). With nltk
 and its ``punkt_tab`` data installed, these are IFEval's exactly. Without them, a
@@ -53,6 +60,8 @@ import collections
 import json
 import re
 from typing import Any, Callable
+
+from rewards.sentence import is_sentence_about
 
 Checker = Callable[[str, dict[str, Any]], bool]
 
@@ -515,7 +524,9 @@ def follow_instructions(text: str, answer: dict[str, Any]) -> list[bool]:
 
 
 def ifeval_following(responses: list[str], answers: list[dict[str, Any]]) -> list[float]:
-    """Per response, the fraction of its IFEval instructions followed (strict).
+    """Per response, the fraction of its IFEval instructions followed (strict); 0 for a reply
+    that is not the sentence on a topic an answer's ``"sentence"`` asks for
+    (`is_sentence_about`).
 
     >>> answer = {"instruction_id_list": ["punctuation:no_comma", "startend:quotation"],
     ...           "kwargs": [{}, {}]}
@@ -528,5 +539,6 @@ def ifeval_following(responses: list[str], answers: list[dict[str, Any]]) -> lis
     scores = []
     for response, answer in zip(responses, answers):
         followed = follow_instructions(response, answer)
-        scores.append(sum(followed) / len(followed))
+        on_topic = is_sentence_about(response, answer)
+        scores.append(sum(followed) / len(followed) if on_topic else 0.0)
     return scores

@@ -57,6 +57,9 @@ class Trajectory:
     reply_start: int = 0  # index in ids where the model's current reply began (while paused)
     opening: int = 0  # messages before the model's first reply (0: up to the first user's)
     malformed_calls: int = 0  # tool calls the env could not read (envs.tool_calls), each answered
+    # The final answer the verifier read in the last reply (TextEnv.read_answer): "" none found;
+    # None where the verifier reads no single answer
+    extracted: str | None = None
 
     @property
     def reward(self) -> float:

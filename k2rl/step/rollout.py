@@ -191,6 +191,7 @@ def _advance(e: _Episode, tokens: list[int], logps: list[float], tokenizer, stop
     if terminated or truncated:
         t.status, t.rewards["task"] = Status.DONE, float(reward)
         t.correct, t.judged = bool(info.get("correct", False)), bool(info.get("judged", False))
+        t.extracted = info.get("extracted")
         return
     results = info.get("tool_results") or [obs]  # several calls: one tool message each
     try:

@@ -72,7 +72,7 @@ CONTRACT: dict[str, Contract] = {
     # For a pretrained chat model: prompts in full sentences.
     "k2rl/WordSums-v0": Contract("word_sums", 160, 1, "math_equiv", math_equiv,
                                  max_prompt_chars=90),
-    "k2rl/ShortWriting-v0": Contract("short_writing", 96, 1, "ifeval", ifeval_following,
+    "k2rl/ShortWriting-v1": Contract("short_writing", 96, 1, "ifeval", ifeval_following,
                                      max_prompt_chars=200, partial_credit=True),
 }
 

@@ -191,3 +191,35 @@ def test_messages_the_template_rejects_name_their_row(tmp_path):
     with pytest.raises(DatasetError, match=r"^line 7 of data.jsonl: the chat template of .* "
                                            r"cannot lay out its messages .*No never"):
         prompt_tokens(row, "Never.", tok)
+
+
+def test_answer_format_picks_where_the_answer_is_read(tmp_path):
+    """`answer_format` is the extractor's format; the answer read is in info["extracted"]."""
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    auto = make(data, verifier="exact_int")
+    prompt, _ = auto.reset(seed=3)
+    answer = next(r["answer"] for r in ROWS if r["question"] == prompt)
+    reply = f"Adding them gives {answer}.\n#### {answer}"
+    _, reward, _, _, info = auto.step(reply)
+    assert reward == 1.0 and info["extracted"] == answer
+    tagged = make(data, verifier="exact_int", answer_format="tag")
+    tagged.reset(seed=3)
+    _, reward, _, _, info = tagged.step(reply)  # no <answer> tag: nothing is read
+    assert reward == 0.0 and info["extracted"] == ""
+    tagged.reset(seed=3)
+    _, reward, _, _, info = tagged.step(f"<answer>{answer}</answer>")
+    assert reward == 1.0 and info["extracted"] == answer
+    hedge = make(data, verifier="exact_int")
+    hedge.reset(seed=3)
+    _, reward, _, _, info = hedge.step(f"The answer is 3 or {answer}.")
+    assert reward == 0.0 and info["extracted"].startswith("(hedged)")
+    with pytest.raises(DatasetError, match="answer_format must be one of"):
+        make(data, verifier="exact_int", answer_format="last_word")
+
+
+def test_a_verifier_that_reads_no_single_answer_records_none(tmp_path):
+    rows = [{"question": f"Write about {w}.", "answer": {"instruction_id_list":
+             ["punctuation:no_comma"], "kwargs": [{}]}} for w in ("tea", "rain", "snow", "fog")]
+    env = make(write_jsonl(tmp_path / "d.jsonl", rows * 5), verifier="ifeval")
+    env.reset(seed=0)
+    assert "extracted" not in env.step("Tea is warm.")[4]

@@ -138,7 +138,7 @@ SURFACE_FORMS = {
     "k2rl/Code-v0": _same,
     "k2rl/Sudoku-v1": _same,
     "k2rl/WordSums-v0": _word_sums,
-    "k2rl/ShortWriting-v0": _same,  # its constraints are asked in one order
+    "k2rl/ShortWriting-v1": _same,  # its constraints are asked in one order
 }
 # Distinct prompts in the controller's 200 held-out draws, and distinct identities (keys) in
 # EVAL_DRAWS held-out draws: a little under what was measured, given in the comment (with
@@ -156,7 +156,7 @@ MIN_EVAL_PROMPTS = {
     "k2rl/Code-v0": 95,  # 110
     "k2rl/Sudoku-v1": 190,  # 200 (1 identity)
     "k2rl/WordSums-v0": 180,  # 195
-    "k2rl/ShortWriting-v0": 130,  # 144
+    "k2rl/ShortWriting-v1": 130,  # 144
 }
 MIN_EVAL_IDENTITIES = {
     "k2rl/Arithmetic-v1": 340,  # 355 (differences split up to sign; before: 384 of 385)
@@ -171,7 +171,7 @@ MIN_EVAL_IDENTITIES = {
     "k2rl/Code-v0": 280,  # 314
     "k2rl/Sudoku-v1": 1,  # 1 (of 1: the 288 grids form 12 classes under relabelling)
     "k2rl/WordSums-v0": 700,  # 761
-    "k2rl/ShortWriting-v0": 360,  # 399
+    "k2rl/ShortWriting-v1": 360,  # 399
 }
 
 

@@ -49,11 +49,44 @@ def test_echoes_hedges_and_negations_score_0(reply):
 
 
 def test_short_writing_scores_the_constraints_it_follows():
-    env = make("k2rl/ShortWriting-v0")
+    env = make("k2rl/ShortWriting-v1")
     prompt, _ = env.reset(seed=0)
     assert 'Include the word "old"' in prompt and 'exact phrase "That is all."' in prompt
     assert env.step("My old friend lives by the sea. That is all.")[1] == 1.0
     env.reset(seed=0)
     assert env.step("My friend lives by the sea. That is all.")[1] == 0.5
     env.reset(seed=0)
-    assert env.step("That is all. My old friend.")[1] == 0.5  # the phrase must end it
+    assert env.step("My old friend lives by the sea.")[1] == 0.5  # the phrase is missing
+
+
+# What SmolLM2 learned to write under v0, whose IFEval checks read no topic (README): each
+# follows both of its constraints and is no sentence on the topic, so each scores 0 in v1.
+GAMED = ["That is all.", '"An old friend"', "old. That is all.", "An old friend. That is all.",
+         "Write one sentence about a friend. Include the word old. That is all.",
+         "My old cat sleeps all day long. That is all.",  # a sentence, not on the topic
+         "My old friend is kind. My old friend is near. That is all.",  # two sentences
+         "old friend old friend old friend. That is all.",
+         "My old fri\u200bend lives by the sea. That is all."]  # an invisible character
+
+
+@pytest.mark.parametrize("reply", GAMED)
+def test_short_writing_needs_a_sentence_on_the_topic(reply):
+    env = make("k2rl/ShortWriting-v1")
+    env.reset(seed=0)
+    assert env.step(reply)[1] == 0.0
+
+
+def test_short_writing_draws_room_for_a_sentence():
+    """A closing phrase never comes with a limit of 8 words: 5 words and the phrase fit."""
+    env = make("k2rl/ShortWriting-v1")
+    for seed in range(400):
+        prompt, _ = env.reset(seed=seed)
+        assert not ("less than 8 words" in prompt and "exact phrase" in prompt), prompt
+        expert = env.unwrapped.expert_action(env.unwrapped.np_random)
+        assert env.step(expert)[1] == 1.0, (prompt, expert)
+
+
+def test_the_answer_read_is_in_the_info():
+    env = episode("54+55")
+    info = env.step("55 + 54 = 109, so the sum is \\boxed{109}.")[4]
+    assert info["extracted"] == "109" and info["correct"]

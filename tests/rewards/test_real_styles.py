@@ -488,3 +488,118 @@ def test_later_held_out_styles_mostly_score(rates) -> None:
     # 9 of 10 is the floor for the small text sets (one style each is still missed).
     low = {name: f"{right}/{n}" for name, (right, n) in rates().items() if right < 0.9 * n}
     assert not low, f"held-out styles below 90%: {low}"
+
+
+# --- a fourth held-out set, written after the fixes the third led to ------------------------
+# Styles none of the sets above has: markdown headings and tables, "✅ **Answer:**", an answer
+# followed by a check line that states other numbers, the answer first and its reasoning after,
+# display math on its own lines, \mathbf, "is the final answer", lowercase and bracketed
+# options, italic answers, step lists with bold or bulleted labels, chained equations, a
+# pytest or output block after the code. Written whole before any verifier read it.
+# FIRST_SCORE_4 is its score then (bench/verifier_styles.py records it with the current rates).
+
+# A check line after the answer, as models write one: its numbers are not the answer.
+CHECKS_4 = {"72": "48 + 24 = 72 ✓", "56": "56 - 46 = 10 ✓", "1024": "2^10 = 1024 ✓",
+            "3/4": "3/4 = 0.75 ✓", "x^2 + x - 6": "at x = 1 both sides give -4 ✓",
+            "2\\sqrt{3}": "(2\\sqrt{3})^2 = 12 ✓", "-3": "2(-3) + 9 = 3 ✓", "18": "9 × 2 = 18 ✓"}
+
+HELD_OUT_4_MATH = {
+    "headings then therefore": lambda w, l, p, u: (f"### Solution\n{w}\n\n### Answer\n"
+                                                  f"Therefore, ${l}$."),
+    "table last": lambda w, l, p, u: (f"{w}\n\n| Step | Result |\n|---|---|\n"
+                                      f"| Final answer | {p} |"),
+    "answer then check": lambda w, l, p, u: f"{w}\n\nThe answer is {p}.\n\nCheck: {CHECKS_4[p]}",
+    "boxed then verification": lambda w, l, p, u: (f"{w}\n\n**Final Answer:** $\\boxed{{{l}}}$"
+                                                   f"\n\n**Verification:** {CHECKS_4[p]}"),
+    "answer first, reasoning after": lambda w, l, p, u: f"**Answer: {p}**\n\n**Reasoning:** {w}",
+    "display math block": lambda w, l, p, u: f"{w}\n\n**Final Answer:**\n$$\n{l}\n$$",
+    "check-mark emoji": lambda w, l, p, u: f"{w}\n\n✅ **Answer: {p}**",
+    "is the final answer": lambda w, l, p, u: f"{w}\n\nTherefore, {p} is the final answer.",
+    "numbered steps": lambda w, l, p, u: (f"1. {w}\n2. Simplify and check the arithmetic.\n"
+                                          f"3. Final answer: {p}"),
+    "gives us": lambda w, l, p, u: f"{w}\n\nThis gives us {p} as the final result.",
+    "therefore display": lambda w, l, p, u: f"{w}\n\n\\[\n\\therefore \\quad {l}\n\\]",
+    "mathbf": lambda w, l, p, u: f"{w}\n\nSo the answer is $\\mathbf{{{l}}}$.",
+    "arrow": lambda w, l, p, u: f"{w}\n\n→ Final answer: **{p}**",
+    "in conclusion": lambda w, l, p, u: (f"{w}\n\nIn conclusion, the result is ${l}$, "
+                                         f"as required."),
+}
+HELD_OUT_4_UNITS = {
+    "boxed with a text unit": lambda w, l, p, u: f"{w}\n\n\\boxed{{{p} \\text{{ {u}}}}}",
+    "bold answer with unit": lambda w, l, p, u: f"{w}\n\n**Answer: {p} {u}**",
+    "unit then check": lambda w, l, p, u: (f"{w}\n\nShe ends up with {p} {u}.\n\n"
+                                           f"Check: {CHECKS_4[p]}"),
+}
+HELD_OUT_4_CHOICES = [
+    "The correct answer is **B) Paris**.", "(b) Paris", "Answer: b",
+    f"{QUESTION_WORK}\n**Final Answer:** Option B – Paris", "### Answer\n**B**",
+    f"{QUESTION_WORK}\nTherefore, the correct option is (B), Paris.",
+    "The answer is B. Paris is the capital of France.", "Answer: Paris (B)",
+    "Correct option: **B**", "I'm confident the answer is B — Paris is France's capital.",
+    f"<think>{QUESTION_WORK}</think>\n\nThe answer is **(B)**.",
+    "Based on the analysis above, the best choice is B.", "\\boxed{\\mathrm{B}}", "Answer: [B]",
+]
+HELD_OUT_4_TEXTS = [
+    ("Paris", "Answer: Paris. It has been the capital of France since 987."),
+    ("Paris", "**Final Answer:** Paris"),
+    ("Paris", "The capital of France is **Paris**, located on the Seine."),
+    ("New York", "### Answer\n\n**New York**"),
+    ("Jupiter", "Jupiter — it is the largest planet in the solar system."),
+    ("George Washington", "The answer is George Washington (1789–1797)."),
+    ("blue", "answer: blue"), ("Paris", "The answer is: *Paris*"),
+    ("1969", "**Answer:** 1969 (Apollo 11)"),
+    ("Paris", "Paris.\n\nParis has been France's capital for centuries."),
+    ("Jupiter", "**Jupiter** is the largest planet in our solar system."),
+    ("New York", "I'd say New York."),
+]
+HELD_OUT_4_COUNTDOWNS = [
+    "Step 1: 8 - 3 = 5\nStep 2: 5 * 4 = 20\nStep 3: 20 * 2 = 40\n\n"
+    "Final expression: (8 - 3) * 4 * 2 = 40",
+    "**Step 1:** 8 − 3 = 5\n**Step 2:** 5 × 4 = 20\n**Step 3:** 20 × 2 = 40",
+    "1. 8 - 3 = 5\n2. 5 × 4 = 20\n3. 20 × 2 = 40",
+    "$$\n(8 - 3) \\times 4 \\times 2 = 40\n$$",
+    "Answer: ((8 − 3) × 4) × 2 = 40 ✓",
+    "The equation (8 - 3) × 4 × 2 equals 40.",
+    "<answer>(8 - 3) \\cdot 4 \\cdot 2</answer>",
+    "Step 1: 8 - 3 = 5\nStep 2: 4 × 2 = 8\nStep 3: 5 × 8 = 40\nAnswer: (8 - 3) × (4 × 2) = 40",
+    "We need 40. Note 40 = 5 × 8, and 5 = 8 − 3, 8 = 4 × 2.\nSo: (8 − 3) × (4 × 2) = 40",
+    "- 8 - 3 = 5\n- 5 * 4 = 20\n- 20 * 2 = 40",
+    "\\boxed{(8-3)\\cdot 4\\cdot 2 = 40}",
+    "(8 - 3) * 4 * 2 = 5 * 4 * 2 = 20 * 2 = 40",
+    "Therefore, the solution is: **(8 - 3) × 4 × 2 = 40**.",
+]
+HELD_OUT_4_CODES = [
+    f"Certainly! Here's the implementation:\n\n```python\n{ADD}```\n\n**How it works:**\n"
+    f"- `add(2, 3)` returns `5`.",
+    "```python\ndef add(a: int, b: int) -> int:\n    \"\"\"Return the sum of a and b.\"\"\"\n"
+    "    return a + b\n```",
+    f"```python\n{ADD}```\n\n```python\nimport pytest\n\n\ndef test_add():\n"
+    f"    assert add(2, 3) == 5\n```",
+    f"```python\n{ADD}\nprint(add(2, 3))\n```\n\nOutput:\n```\n5\n```",
+    f"```python\n# add.py\n{ADD}\n\n# Example\nassert add(2, 3) == 5\n```",
+    "```python\nadd = lambda a, b: a + b\n```",
+    "```python\ndef add(a, b):\n\treturn a + b\n```",
+    f"```python\nimport unittest\n\n\n{ADD}\n\nclass TestAdd(unittest.TestCase):\n"
+    f"    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n\n"
+    f"if __name__ == '__main__':\n    unittest.main()\n```",
+    f"Here's the code:\n\n```python\n{ADD}```\nTime complexity: O(1)\nSpace complexity: O(1)",
+    f"```python:add.py\n{ADD}```",
+    f"```python\n{ADD}```\n\nYou can try it:\n```\n>>> add(2, 3)\n5\n```",
+]
+
+
+def held_out_4_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the fourth held-out set."""
+    math = _replies(HELD_OUT_4_MATH, HELD_OUT_4_UNITS)
+    ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
+    scores = {
+        "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
+        "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "multiple_choice": multiple_choice(HELD_OUT_4_CHOICES, ["B"] * len(HELD_OUT_4_CHOICES)),
+        "exact_match": exact_match([r for _, r in HELD_OUT_4_TEXTS],
+                                   [g for g, _ in HELD_OUT_4_TEXTS]),
+        "countdown": countdown(HELD_OUT_4_COUNTDOWNS, [FORTY] * len(HELD_OUT_4_COUNTDOWNS)),
+        "unit_tests": unit_tests(HELD_OUT_4_CODES, [CODE_TESTS] * len(HELD_OUT_4_CODES)),
+    }
+    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}

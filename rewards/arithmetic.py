@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import re
 
-from rewards.extract import final_answer
+from rewards.extract import final_answer, has_table
 
 # ASCII digits only: `\d` would also accept other scripts' digits, which the
 # character-level models never see in a correct answer.
 _INT = re.compile(r"-?[0-9]+")
 # A value as the extractor reads it: an integer, with thousands separators or "x = " before it.
-_STATED_INT = re.compile(r"(?:[A-Za-z]\s*=\s*)?(?:\\\$)?(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+))")
+_STATED_INT = re.compile(r"(?:[A-Za-z]\s*=\s*)?(?:\\\$)?(-?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+))"
+                         # a unit in text after it, as in \boxed{72 \text{ clips}}
+                         r"(?:\s*\\(?:text|mathrm|mbox)\s*\{[^{}0-9]*\})?")
 
 
 def parse_int(text: str) -> int | None:
@@ -57,6 +59,8 @@ def read_int(response: str, fmt: str = "auto") -> int | None:
     (85, 85, 85)
     >>> read_int("x = -3"), read_int("1,000"), read_int("85 apples")
     (-3, 1000, 85)
+    >>> read_int("\\\\boxed{85 \\\\text{ apples}}"), read_int("\\\\boxed{85 \\\\text{ or } 86}")
+    (85, None)
     >>> read_int("85 86"), read_int("84 or 85"), read_int("0x55"), read_int("85..")
     (None, None, None, None)
     """
@@ -114,5 +118,8 @@ def final_int(responses: list[str], answers: list[int], fmt: str = "auto") -> li
 
 
 def _after_last_bar(response: str) -> str:
-    """What follows the last ``|`` of ``response`` (all of it if it has none)."""
-    return response.rpartition("|")[2] if isinstance(response, str) else response
+    """What follows the last ``|`` of ``response`` (all of it if it has none, or if its bars are
+    a markdown table's: "| Final answer | 85 |" is read as a reply, not as worked columns)."""
+    if not isinstance(response, str) or has_table(response):
+        return response
+    return response.rpartition("|")[2]

@@ -84,6 +84,10 @@ TIMEOUT_SECONDS = 5.0  # wall clock for one response's whole test run
 CPU_SECONDS = 5
 # A fence line: three or more backticks or tildes, then an info string ("python", " py").
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^`\n]*)$", re.MULTILINE)
+# A definition at the start of a line; one that is not a test's (pytest's test_*, Test* classes).
+_DEFINES = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s", re.MULTILINE)
+_DEFINES_NON_TEST = re.compile(r"^\s*(?:async\s+)?(?:def\s+(?!test)|class\s+(?!Test))",
+                               re.MULTILINE)
 # What the response's module is called when it runs: not "__main__", so that a
 # ``if __name__ == "__main__":`` block (a demo, an ``input()``) never runs.
 RESPONSE_MODULE = "response"
@@ -440,7 +444,8 @@ def code_blocks(response: str) -> tuple[list[str], str | None]:
 
 def strip_fence(response: str) -> str:
     """The code in ``response``: its last complete fenced block that defines a function or
-    class (a usage example after the code is not the answer), else its last complete block,
+    class other than a test (a usage example or the tests after the code are not the answer),
+    else the last that defines tests, else its last complete block,
     else an unclosed one (the token budget cut the fence), else all of it.
 
     >>> strip_fence("```python\\ndef f(x):\\n    return x\\n```")
@@ -448,14 +453,18 @@ def strip_fence(response: str) -> str:
     >>> usage_after = "```\\nprint(f(2))\\n```"
     >>> strip_fence("Use it as `f(2)`:\\n``` python\\ndef f(x): return x\\n```\\n" + usage_after)
     'def f(x): return x\\n'
+    >>> tests_after = "```python\\ndef test_f():\\n    assert f(2) == 2\\n```"
+    >>> strip_fence("```python\\ndef f(x): return x\\n```\\n" + tests_after)
+    'def f(x): return x\\n'
     >>> strip_fence("def f(x): return x")
     'def f(x): return x'
     """
     blocks, unclosed = code_blocks(response)
-    defining = [block for block in blocks if re.search(r"^\s*(?:async\s+)?(?:def|class)\s", block,
-                                                         re.MULTILINE)]
-    if defining or blocks:
-        return (defining or blocks)[-1]
+    defining = [block for block in blocks if _DEFINES.search(block)]
+    # A block that defines only tests ("def test_add():", "class TestAdd") checks the answer.
+    answering = [block for block in defining if _DEFINES_NON_TEST.search(block)]
+    if blocks:
+        return (answering or defining or blocks)[-1]
     return unclosed if unclosed is not None else response
 
 

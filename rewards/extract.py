@@ -12,14 +12,17 @@ working before it never is. Formats (``fmt``), for a dataset or env that names o
 - ``bare``: the whole reply;
 - ``auto`` (the default): the first that the reply has of a box, a tag, ``####``, a phrase
   ("answer is x", "Final answer: x", "**Answer:** x", "the correct option is x": the last one,
-  unless a later line states a number, as when the reply goes on working) and its last
-  non-empty line.
+  unless a later line states a number, as when the reply goes on working), a first line
+  followed by "Explanation:" / "Reasoning:" / "Rationale:", and its last non-empty line (the
+  last cell of a markdown table's row). A check that ends the reply ("Check: 48 + 24 = 72 ✓",
+  "**Verification:** ...", from a line that starts with such a label after the last phrase)
+  is not read by the phrase and last-line rules: its numbers are not the answer.
 
-``Extracted.text`` is the answer as marked, with its markup off (bold, ``$..$``, quotes, a
-wrapping ``\\boxed{}``, a trailing period); ``Extracted.value`` is the value it states, what
-numeric verifiers read (``value``): in prose the last ``$..$`` or the last run of math
-between words ("So she sold 72 clips." -> ``72``), and after the last ``=`` of a chain
-("10 + 46 = 56" -> ``56``; "x = 4" keeps its variable).
+``Extracted.text`` is the answer as marked, with its markup off (bold, italics, ``$..$``,
+quotes, a wrapping ``\\boxed{}``, LaTeX spacing such as ``\\quad``, a trailing period);
+``Extracted.value`` is the value it states, what numeric verifiers read (``value``): in prose
+the last ``$..$`` or the last run of math between words ("So she sold 72 clips." -> ``72``),
+and after the last ``=`` of a chain ("10 + 46 = 56" -> ``56``; "x = 4" keeps its variable).
 
 Where this departs from math-verify's ``parse``, which picks by priority over the whole reply:
 a reply that offers two answers is flagged rather than read (``hedged``): the chosen rule
@@ -73,9 +76,20 @@ _TWO_LETTER_WORDS = {"is", "or", "so", "it", "to", "of", "in", "be", "an", "as",
 _MATH_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "lim", "max",
                "min", "gcd", "lcm", "mod", "frac", "pi", "inf"}
 _LETTERS = re.compile(r"[A-Za-z]{2,}(?:['’][A-Za-z]+)?")
-# A reply that gives its answer on its first line, then explains it.
+# A reply that gives its answer on its first line, then explains it under a label ("Explanation:",
+# "**Reasoning:**", a "### Rationale" heading).
 _ANSWER_THEN_EXPLANATION = re.compile(
-    r"([^\n]+)\n[\s>*#]*(?:explanation|justification)\b[ \t*]*:", re.IGNORECASE)
+    r"([^\n]+)\n[\s>*#]*(?:explanation|justification|reasoning|rationale)\b[ \t*]*(?::|\n)",
+    re.IGNORECASE)
+# A line that starts a check of the answer given above it: "Check: 48 + 24 = 72 ✓",
+# "**Verification:** ...", "Double-check (substituting back): ...". Its numbers are not answers.
+_CHECK_LABEL = re.compile(r"^[ \t>*_#-]*(?:quick[ \t]+|sanity[ \t]+|double[ \t-]*)?"
+                          r"(?:check(?:ing)?|verification|verify(?:ing)?)\b[^\n:]{0,30}:",
+                          re.IGNORECASE | re.MULTILINE)
+# A markdown table's delimiter row ("|---|---|"): a reply that has one may end on a table row.
+_TABLE_RULE = re.compile(r"^[ \t]*\|[ \t:]*-{3,}[ \t:]*\|", re.MULTILINE)
+# LaTeX spacing at the edges of an answer ("\\therefore \\quad 72").
+_SPACING = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ")
 # What a conclusion follows: "\\therefore 72", "\\Rightarrow 72", "∴ 72".
 _CONCLUSION = re.compile(r"\\(?:therefore|implies|Rightarrow|Longrightarrow)(?![A-Za-z])"
                          r"(?:\s*\\[)\]])?|[∴⇒⟹]")
@@ -86,8 +100,9 @@ _HEDGE_WORDS = {"or"}
 _NEGATION = re.compile(r"^(?:not|never|cannot)$|n't$", re.IGNORECASE)
 _CLAUSE_START = re.compile(r"[\n;]|[.?!](?=\s)")
 _WORDS_NEAR = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-_WRAPPERS = (("**", "**"), ("__", "__"), ("$$", "$$"), ("$", "$"), ("\\(", "\\)"),
-             ("\\[", "\\]"), ("`", "`"), ('"', '"'), ("“", "”"), ("'", "'"), ("‘", "’"))
+_WRAPPERS = (("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("$$", "$$"), ("$", "$"),
+             ("\\(", "\\)"), ("\\[", "\\]"), ("`", "`"), ('"', '"'), ("“", "”"), ("'", "'"),
+             ("‘", "’"))
 _COMMAND_WRAPPER = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf|mbox)[ \t]*\{")
 # A phrase's answer is read to its clause's end, or this many characters.
 MAX_ANSWER_CHARS = 200
@@ -245,7 +260,9 @@ def clean(text: str) -> str:
     """
     for _ in range(MAX_CLEANING):
         before = text
-        text = text.strip().removeprefix("**").removesuffix("**").strip()
+        text = _without_spacing(text.strip().removeprefix("**").removesuffix("**").strip())
+        if text.count("*") % 2 and text.endswith("*") and not text.endswith("**"):
+            text = text[:-1]  # "Answer: *Paris*" read from after the phrase's marks: "Paris*"
         text = text.removeprefix("> ").removeprefix("\\displaystyle").strip()  # a quote, display
         text = text[:-1] if text.endswith(".") and not text.endswith("..") else text
         for left, right in _WRAPPERS:
@@ -261,6 +278,28 @@ def clean(text: str) -> str:
         if text == before:
             break
     return text.strip()
+
+
+def _without_spacing(text: str) -> str:
+    """``text`` without LaTeX spacing commands (``\\quad``, ``\\,``) and spaces at its edges.
+
+    >>> _without_spacing("\\\\quad 72\\\\,"), _without_spacing("\\\\qquad\\\\frac{3}{4}")
+    ('72', '\\\\frac{3}{4}')
+    """
+    start, end, moved = 0, len(text), True
+    while moved:  # one pass over the edges: linear however many commands there are
+        moved = False
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        for command in _SPACING:
+            if text.startswith(command, start, end) and not (
+                    text[start + len(command):start + len(command) + 1].isalpha()):
+                start, moved = start + len(command), True
+            if end - start >= len(command) and text.endswith(command, start, end):
+                end, moved = end - len(command), True
+    return text[start:end]
 
 
 def _masked(text: str) -> str:
@@ -475,17 +514,63 @@ def _auto(text: str) -> Extracted | None:
         if found is not None:
             return found
     spans = phrases(text)
-    line_end = text.find("\n", spans[-1][1]) if spans else -1
-    worked_on = line_end >= 0 and any(c.isdigit() for c in text[line_end:])
+    body = text[:_check_section(text, spans)]  # a check after the answer is not the answer
+    line_end = body.find("\n", spans[-1][1]) if spans else -1
+    worked_on = line_end >= 0 and any(c.isdigit() for c in body[line_end:])
     if spans and not worked_on:  # a number on a later line: the reply went on working
         found = _read(text, spans, "phrase")
         if found is not None:
             return found
     explained = _ANSWER_THEN_EXPLANATION.match(text)
-    if explained and _ALNUM.search(explained.group(1)):  # "B\n\nExplanation: ...": the first line
-        return _read(text, [explained.span(1)], "last_line")
-    line = last_line(text)
-    return _read(text, [line], "last_line") if line else None
+    first = explained.group(1).rstrip(" \t*_") if explained else ""
+    if _ALNUM.search(first) and not first.endswith(("?", ":")):
+        # "B\n\nExplanation: ...", "**Answer: 72**\n\n**Reasoning:** ...": the first line
+        said = [span for span in spans if span[1] <= explained.end(1)]
+        return _read(text, said, "phrase") if said else _read(text, [explained.span(1)],
+                                                              "last_line")
+    line = last_line(body)
+    if line is None:
+        return None
+    cell = _last_cell(body, *line)
+    return _read(text, [cell or line], "last_line")
+
+
+def _check_section(text: str, spans: list[tuple[int, int]]) -> int:
+    """Where the check that ends ``text`` starts ("Check: 48 + 24 = 72 ✓"): the first check
+    label after the last phrase, with an answer before it; ``len(text)`` where there is none."""
+    after = spans[-1][1] if spans else 0
+    for label in _CHECK_LABEL.finditer(text, after):
+        if _ALNUM.search(text, 0, label.start()):
+            return label.start()
+    return len(text)
+
+
+def has_table(text: str) -> bool:
+    """Whether ``text`` holds a markdown table (a delimiter row such as ``|---|---|``).
+
+    >>> has_table("| a | b |\\n|---|---|\\n| 1 | 2 |"), has_table("7+8=15|4+3+1=8|85")
+    (True, False)
+    """
+    return _TABLE_RULE.search(text) is not None
+
+
+def _last_cell(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The (start, end) of the last non-empty cell of ``text[start:end]`` where that line is a
+    row of a markdown table the reply has ("| Final answer | 72 |" -> "72"); else None."""
+    row = text[start:end].strip()
+    if not (row.startswith("|") and row.endswith("|") and row.count("|") >= 3):
+        return None
+    if not _TABLE_RULE.search(text, 0, start):
+        return None  # no delimiter row above it: "|x| + |y|" is math, not a table
+    close = text.rindex("|", start, end)
+    while close > start:
+        open_ = text.rfind("|", start, close)
+        if open_ < 0:
+            return None
+        if _ALNUM.search(text, open_ + 1, close):
+            return open_ + 1, close
+        close = open_
+    return None
 
 
 def final_answer(reply: str, fmt: str = "auto") -> Extracted | None:

@@ -29,7 +29,7 @@ MAX_STEPS = 8
 # rejects names, calls, powers, floats and underscores before `ast` sees them.
 _EXPR_CHARS = re.compile(r"[0-9+\-*/() ]*")
 # How replies write the four operations, and the brackets around them, in plain ASCII.
-_SYMBOLS = (("\\left", ""), ("\\right", ""), ("\\times", "*"), ("\\cdot", "*"),
+_SYMBOLS = (("**", " "), ("\\left", ""), ("\\right", ""), ("\\times", "*"), ("\\cdot", "*"),
             ("\\div", "/"), ("×", "*"), ("·", "*"), ("⋅", "*"), ("∗", "*"), ("÷", "/"),
             ("−", "-"), ("–", "-"), ("\\,", " "), ("\\!", ""), ("$", ""), ("[", "("),
             ("]", ")"))
@@ -40,6 +40,8 @@ _LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _EXPR_RUN = re.compile(r"[0-9+\-*/() ]+")
 # One step of a list: "Step 1: 8 - 3 = 5", "- 5 × 4 = 20" (the expression is its last run).
 _STEP = re.compile(r"([^=]*)=[ \t]*([0-9]+)[ \t.]*")
+# A list item's mark: "- 8 - 3 = 5", "• 5 × 4 = 20" (bold, "**Step 1:**", is gone with "**").
+_LIST_MARK = re.compile(r"[ \t]*[-*•+][ \t]+")
 # Longer clauses are not steps (and would make matching them slow).
 MAX_STEP_CHARS = 200
 # What an answer ends with: marks after it (a period, a tick) are not arithmetic.
@@ -103,11 +105,23 @@ def _walk(node: ast.AST, numbers: list[int]) -> Fraction | None:
 
 
 def _strip_stated_result(response: str, target: int) -> str:
-    """``"3*5+7=22"`` -> ``"3*5+7"``; a stated result other than the target stays (and fails)."""
+    """``"3*5+7=22"`` -> ``"3*5+7"``; a stated result other than the target stays (and fails).
+    A chain whose every link is the target is its first link: ``"(8-3)*4*2 = 5*4*2 = 40"`` ->
+    ``"(8-3)*4*2"``.
+
+    >>> _strip_stated_result("(8-3)*4*2 = 5*4*2 = 20*2 = 40", 40)
+    '(8-3)*4*2 '
+    >>> _strip_stated_result("(8-3)*4*2 = 5*4 = 40", 40)  # a false link: left to fail
+    '(8-3)*4*2 = 5*4 '
+    """
     expr, equals, stated = response.rpartition("=")
-    if equals and stated.strip() == str(target):
-        return expr
-    return response
+    if not equals or stated.strip() != str(target):
+        return response
+    links = expr.split("=")
+    if 1 < len(links) <= MAX_STEPS and all((evaluate_countdown(link) or (None,))[0] == target
+                              for link in links[1:]):
+        return links[0]
+    return expr
 
 
 def plain_arithmetic(text: str) -> str:
@@ -175,6 +189,7 @@ def last_steps(text: str) -> list[tuple[str, int]]:
     for line in reversed(re.split(r"[\n,;]", plain_arithmetic(text))):
         if not re.search(r"[0-9]", line):
             continue  # "Then,", "Finally,": words between steps
+        line = line[_LIST_MARK.match(line).end():] if _LIST_MARK.match(line) else line
         step = _STEP.fullmatch(line.strip()) if len(line) <= MAX_STEP_CHARS else None
         if step is None and block or len(block) == MAX_STEPS:
             break

@@ -13,22 +13,33 @@ import unicodedata
 
 from rewards.extract import Extracted, final_answer
 
-# An option as a reply states it: "B", "(B)", "B.", "B)", "Option B", "B. Paris", "(B) Paris".
+# An option as a reply states it: "B", "(B)", "[B]", "B.", "B)", "Option B", "B. Paris",
+# "(B) Paris".
 _CHOICE = re.compile(r"(?:(?:option|choice)\s+)?(?:\(([A-Z])\)(?:\s*[.:—–-]?\s+\S.*)?"
-                     r"|([A-Z])(?:(?:[.:)]|\s+[—–-])\s+\S.*|[.:)])?)",
+                     r"|\[([A-Z])\]|([A-Z])(?:(?:[.:)]|\s+[—–-])\s+\S.*|[.:)])?)",
                      re.IGNORECASE | re.DOTALL)
 # An option named last in a sentence: "I'd go with B.", "..., so (B)."
 _LAST_OPTION = re.compile(r"(?:^|\s)\(?([A-H])\)?[.!]?$")
 # Another option named in the text after the chosen one: "A. London, B. Paris".
-_ANOTHER_OPTION = re.compile(r"\([A-Z]\)|(?<![A-Za-z])[A-Z][.)](?:\s|$)")
+_ANOTHER_OPTION = re.compile(r"\([A-Z]\)|\[[A-Z]\]|(?<![A-Za-z])[A-Z][.)](?:\s|$)")
 # A sentence that ends with its answer: "The capital of France is Paris.", "That would be Paris."
 _COPULA = r"(?:.*\s)?(?:is|are|was|were|(?:would|should|must|will)\s+be)\s+|(?:.*\s)?\w+'s\s+"
 # Emphasis and quotes inside a sentence: "The capital is **Paris**."
 _EMPHASIS = re.compile(r"\*\*|__|`|[\"“”]")
 # A remark in brackets after the answer.
 _REMARK = re.compile(r"\s+\([^()]*\)$")
-# A sentence that starts with it: "Paris is the capital of France.", "B is correct."
-_PREDICATE = r"\s+(?:is|are|was|were)\s+(?P<predicate>.+)"
+# A sentence that starts with it: "Paris is the capital of France.", "B is correct.", "Paris has
+# been France's capital for centuries."
+_PREDICATE = (r"\s+(?:is|are|was|were|(?:has|have|had)\s+been|remains|remained)"
+              r"\s+(?P<predicate>.+)")
+# A choice stated with a verb: "I'd say New York.", "I'll go with Paris." (not "I'd never say").
+_CHOOSING = r"(?P<lead>(?:.*\s)?(?:say|pick|choose|go\s+with|guess|think))\s+"
+# A clause after the answer that says more about it: "Paris, located on the Seine", "Jupiter —
+# it is the largest planet": after the last comma or spaced dash, a lower-case word and more.
+_CLAUSE_BREAK = re.compile(r",\s+|\s[—–-]{1,2}\s+")
+_CLAUSE = re.compile(r"[a-z]\S*\s+\S")
+# A gold answer that is a number: read as the value of the answer too.
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _DENIAL = re.compile(r"\b(?:not|never|no|wrong|incorrect|false)\b|n't\b")
 
 
@@ -58,13 +69,35 @@ def states(text: str, answer: str) -> bool:
     (True, False)
     >>> states("It is not Paris", "Paris"), states("Paris Paris", "Paris"), states("", "")
     (False, False, False)
+    >>> states("Paris, located on the Seine", "Paris"), states("I'd say Paris", "Paris")
+    (True, True)
+    >>> states("Paris, not London", "Paris"), states("Paris, London", "Paris")
+    (False, False)
     """
-    text, answer = normalise(_EMPHASIS.sub("", text)), normalise(answer)
+    text = _EMPHASIS.sub("", text).strip()
+    if _states(text, answer):
+        return True
+    last = None
+    for last in _CLAUSE_BREAK.finditer(text):
+        pass
+    if last is None:
+        return False
+    clause = text[last.end():]
+    return (_CLAUSE.match(clause) is not None and not _DENIAL.search(clause)
+            and not re.search(r"\bor\b", clause) and _states(text[:last.start()], answer))
+
+
+def _states(text: str, answer: str) -> bool:
+    """``states`` without a clause after the answer."""
+    text, answer = normalise(text), normalise(answer)
     if not answer:
         return False
     text = _REMARK.sub("", text)  # "Jupiter (the fifth planet)"
     if text == answer or re.fullmatch(f"(?:{_COPULA}){re.escape(answer)}", text):
         return True
+    chosen = re.fullmatch(f"{_CHOOSING}{re.escape(answer)}", text)
+    if chosen is not None:
+        return not _DENIAL.search(chosen.group("lead"))
     subject_first = re.fullmatch(f"{re.escape(answer)}{_PREDICATE}", text)
     return subject_first is not None and not _DENIAL.search(subject_first.group("predicate"))
 
@@ -72,13 +105,21 @@ def states(text: str, answer: str) -> bool:
 def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[float]:
     """1 when the response's final answer is the answer, up to case, width and spacing.
 
+    A number (a year, a count) is also stated by the value of a sentence that ends on it, as
+    exact_int reads one: "It happened in 1969." for ``1969``.
+
     >>> exact_match(["Paris", "paris.", "Answer: **Paris**", "Paris or London"], ["Paris"] * 4)
     [1.0, 1.0, 1.0, 0.0]
+    >>> exact_match(["It happened in 1969.", "It was 1968 or 1969.", "Not in 1969."], ["1969"] * 3)
+    [1.0, 0.0, 0.0]
     """
     out = []
     for response, answer in zip(responses, answers):
         found = _answer(response, fmt)
-        out.append(float(found is not None and states(found.text, str(answer))))
+        number = _NUMBER.fullmatch(str(answer).strip()) is not None
+        out.append(float(found is not None and (
+            states(found.text, str(answer))
+            or number and found.value is not None and found.value == str(answer).strip())))
     return out
 
 
@@ -93,8 +134,8 @@ def chosen_option(text: str) -> str | None:
     match = _CHOICE.fullmatch(text.strip())
     if match is None:
         return None
-    letter = match.group(1) or match.group(2)
-    rest = text.strip()[match.end(1) if match.group(1) else match.end(2):]
+    group = next(g for g in (1, 2, 3) if match.group(g))
+    letter, rest = match.group(group), text.strip()[match.end(group):]
     return None if _ANOTHER_OPTION.search(rest) else letter.upper()
 
 
@@ -136,7 +177,12 @@ def _last_option(text: str) -> str | None:
 
 
 def _subject_option(text: str) -> str | None:
-    """The option a sentence like "B is correct" or "(B) is the right answer" names, or None."""
-    said = re.fullmatch(r"(?:option\s+)?\(?([A-Z])\)?\s+is\s+(?:the\s+)?(?:correct|right)\b.*",
+    """The option a sentence like "B is correct" or "Hence option (B) is right" names, or None.
+
+    >>> _subject_option("Hence option (B) is right."), _subject_option("B is not correct")
+    ('B', None)
+    """
+    said = re.fullmatch(r"(?:(?:so|hence|thus|therefore),?\s+)?(?:option\s+)?\(?([A-Z])\)?\s+is\s+"
+                        r"(?:the\s+)?(?:correct|right)\b.*",
                         normalise(text).upper(), re.IGNORECASE)
     return said.group(1).upper() if said and not _DENIAL.search(said.group(0).lower()) else None

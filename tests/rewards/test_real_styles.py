@@ -603,3 +603,85 @@ def held_out_4_rates() -> dict[str, tuple[int, int]]:
         "unit_tests": unit_tests(HELD_OUT_4_CODES, [CODE_TESTS] * len(HELD_OUT_4_CODES)),
     }
     return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+# First score of the fourth set, before any change it led to.
+FIRST_SCORE_4 = {"math_equiv": (91, 118), "exact_int": (56, 76), "final_int": (56, 76),
+                 "multiple_choice": (13, 14), "exact_match": (7, 12), "countdown": (9, 13),
+                 "unit_tests": (10, 11)}
+# Fixes that followed, each a general rule: a check section after the answer ("Check:",
+# "Verification:") is not read; a markdown table's last row is read from its last cell; an
+# answer first then "Reasoning:"/"Rationale:"; LaTeX spacing (\quad) and *italics* off an
+# answer; a text unit after an integer (\boxed{72 \text{ clips}}); "[B]"; a clause after a text
+# answer (", located on ...", "— it is ..."), "has been", "I'd say X"; step lists with bold
+# labels or bullets and a chain of equal links in countdown; a code block that only defines
+# tests is not the answer. Two older misses went with them (a number in a sentence for a
+# numeric exact_match gold, "Hence option (B) is right.").
+
+
+def test_fourth_held_out_set_scores() -> None:
+    rates = held_out_4_rates()
+    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
+    assert not low, f"fourth held-out set below 95%: {low}"
+
+
+# Hostile replies for those rules: each must still score 0.
+HOSTILE_4_MATH = [  # (gold, reply)
+    ("72", "The answer is 71.\n\nCheck: 48 + 24 = 72 ✓"),
+    ("72", "The answer is 71 or 72.\n\nCheck: 48 + 24 = 72 ✓"),
+    ("72", "The answer is not 72.\n\n**Verification:** 48 + 24 = 72 ✓"),
+    ("72", "The answer is 72.\n\nCheck: the answer is not 72"),
+    ("72", "Check: 48 + 24 = 72 ✓\nSo the answer is 71."),
+    ("72", "| Step | Result |\n|---|---|\n| Answer | 71 or 72 |"),
+    ("72", "| Step | Result |\n|---|---|\n| Answer | not 72 |"),
+    ("72", "| Step | Result |\n|---|---|\n| 72 | 71 |"),
+    ("72", "**Answer: 71 or 72**\n\n**Reasoning:** 48 + 24 = 72"),
+    ("72", "**Answer: not 72**\n\n**Reasoning:** 48 + 24 = 72"),
+    ("72", "\\[\n\\therefore \\quad 71 \\text{ or } 72\n\\]"), ("72", "The answer is *71* or *72*"),
+    ("72", "\\boxed{72 \\text{ or } 71}"), ("72", "\\boxed{71 \\text{ clips}}"),
+]
+
+
+@pytest.mark.parametrize(("gold", "reply"), HOSTILE_4_MATH)
+def test_the_fourth_sets_rules_let_no_hedge_through(gold: str, reply: str) -> None:
+    assert math_equiv([reply], [gold]) == [0.0]
+    assert exact_int([reply], [int(gold)]) == [0.0]
+    assert final_int([reply], [int(gold)]) == [0.0]
+    assert exact_match([reply], [gold]) == [0.0]
+
+
+@pytest.mark.parametrize("reply", [
+    "Answer: [A] or [B]", "[A] [B]", "Answer: [A][B]", "The answer is not [B].", "Answer: [A]",
+    "Hence option (B) is not right.", "Hence option (A) is right.", "So A or B is correct.",
+    "The answer is not B. Paris is in France.", "A or B",
+])
+def test_bracketed_and_concluded_options_are_not_hedges(reply: str) -> None:
+    assert multiple_choice([reply], ["B"]) == [0.0]
+
+
+@pytest.mark.parametrize(("gold", "reply"), [
+    ("London", "Paris, not London"), ("Paris", "The answer is London, or maybe Paris."),
+    ("Paris", "I'd never say Paris."), ("Paris", "I don't think Paris."),
+    ("Paris", "Paris, or possibly London"), ("London", "Paris — or London"),
+    ("Paris", "London, Paris"), ("Paris", "Paris has not been the capital."),
+    ("Paris", "London, located near Paris"), ("1969", "It was 1968 or 1969."),
+    ("1969", "It did not happen in 1969."), ("Paris", "*Paris* or *London*"),
+])
+def test_text_answers_with_a_clause_are_still_one_answer(gold: str, reply: str) -> None:
+    assert exact_match([reply], [gold]) == [0.0]
+
+
+@pytest.mark.parametrize("reply", [
+    "(8 - 3) * 4 * 2 = 5 * 4 = 40", "8 * 5 = 40 = 40", "**8 * 5**", "- 8 * 5 = 40",
+    "**Step 1:** 8 * 5 = 40", "(8 - 3) * 4 * 2 = 5 * 8 = 40 or 41",
+    "- 8 - 3 = 5\n- 5 * 4 = 20\n- 20 * 2 = 41",
+])
+def test_countdown_chains_and_lists_are_checked(reply: str) -> None:
+    assert countdown([reply], [FORTY]) == [0.0]
+
+
+def test_a_tests_only_block_is_not_the_answer_but_a_wrong_answer_still_fails() -> None:
+    wrong = "```python\ndef add(a, b):\n    return a - b\n```\n"
+    tests_block = "```python\ndef test_add():\n    assert add(2, 3) == 5\n```"
+    assert unit_tests([wrong + tests_block], [CODE_TESTS]) == [0.0]
+    assert unit_tests([tests_block], [CODE_TESTS]) == [0.0]

@@ -138,7 +138,7 @@ def check_findings(pairs: list[Pair], judgments: list[Judgment]) -> dict[str, di
     out: dict[str, dict] = {}
     for task in sorted({p.task or NO_TASK for p in pairs}):
         found = [(finding(j.checks[0]), finding(j.checks[1])) for p, j in zip(pairs, judgments)
-                 if (p.task or NO_TASK) == task and any(j.checks)]
+                 if (p.task or NO_TASK) == task and any(j.checks) and j.layout == "checks"]
         out[task] = {"n": len(found), "chosen_yes": _mean([c is True for c, _ in found]),
                      "rejected_no": _mean([r is False for _, r in found]),
                      "both_right": _mean([c is True and r is False for c, r in found])}
@@ -169,10 +169,16 @@ def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> st
     chosen = spread(pairs, n)
     for k, (pair, jd) in enumerate(((pairs[i], judgments[i]) for i in chosen), start=1):
         ok = "right" if jd.preference > 0.5 else "WRONG" if jd.preference < 0.5 else "tie"
-        blocks.append("\n".join([
-            f"[{k}] task={pair.task or NO_TASK}  P(chosen better)={jd.preference:.3f} ({ok}; "
-            f"A/B {jd.p_ab:.3f}, B/A {1 - jd.p_ba:.3f})",
-            f"  question: {pair.prompt}",
+        head = [f"[{k}] task={pair.task or NO_TASK}  P(chosen better)={jd.preference:.3f} "
+                f"({ok}; A/B {jd.p_ab:.3f}, B/A {1 - jd.p_ba:.3f})",
+                f"  question: {pair.prompt}"]
+        if jd.layout == "chat":  # its reasoning in each order, before the verdict it was read at
+            blocks.append("\n".join(head + [
+                f"  chosen:   {pair.chosen}", f"  rejected: {pair.rejected}",
+                f"  judge, chosen shown as A:   {jd.checks[0]}",
+                f"  judge, rejected shown as A: {jd.checks[1]}"]))
+            continue
+        blocks.append("\n".join(head + [
             f"  judge's own answer: {jd.working}",
             f"  chosen:   {pair.chosen}",
             f"    check:  {jd.checks[0]}",

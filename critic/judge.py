@@ -52,6 +52,9 @@ class Judgment:
     working: str = ""  # the judge's own answer to the question (critic.layout)
     checks: tuple[str, str] = ("", "")  # its check of `first`, of `second`
     shown: tuple[str, str] = ("", "")  # `first` and `second` as the judge saw them (cut to fit)
+    # critic.layout: "checks" (`working` its own answer, `checks` a line per answer) or "chat"
+    # (`checks`: its reasoning with `first` shown as A, then with `second` shown as A)
+    layout: str = "checks"
 
     @property
     def preference(self) -> float:

@@ -1,4 +1,14 @@
-"""The judge's conversation, as chat messages: answer the question, check each answer, verdict.
+"""The judge's conversation, as chat messages, in one of two layouts (``LAYOUTS``):
+
+- ``chat``, for any chat model: one user turn with the rubrics, the question and both
+  responses, asking the judge to work the question out, compare, and end with a verdict
+  (`chat_messages`); it writes freely in its own assistant turn, and the verdict is read as
+  the log-probs of "A" and "B" after "Verdict:" (k2rl.step.judging), in both orders;
+- ``checks``, k2rl's embedded default's: answer the question, a scripted check line per
+  answer, verdict (below). Its check lines are a format taught to that model in its build;
+  no other model writes them.
+
+The checks layout:
 
 K2 (sec. 3.2.2) has the policy compare its own responses against rubrics but does not say how
 the judge reads a pair. A judge that answers with one verdict token stays at chance on pairs
@@ -34,6 +44,13 @@ JUDGE = "judge"  # the judge's own turns; laid out in the model's critic or assi
 OWN = "assistant"  # the judge's own answer: the policy's turn
 VERDICTS = ("A", "B")  # the verdict's reply: "A" if the first answer shown is better
 ASK = "Better: A (first) or B (second)?"
+LAYOUTS = ("chat", "checks")
+# The chat layout's request and the words after which its verdict is read.
+CHAT_ASK = ("Two responses to the same request follow. Judge them by these rules: {rules}.\n\n"
+            "Request: {question}\n\nResponse A: {first}\n\nResponse B: {second}\n\n"
+            "Work the request out yourself first, in a few short lines. Then say which response "
+            "follows the rules better, and end with \"Verdict: A\" or \"Verdict: B\".")
+VERDICT_HEAD = "Verdict:"
 
 
 def criteria(rubrics: list[Rubric] | tuple[Rubric, ...]) -> str:
@@ -86,3 +103,26 @@ def finding(check: str) -> bool | None:
     """
     tail = check.strip().rsplit(":", 1)[-1].strip() if ":" in check else ""
     return {"yes": True, "no": False}.get(tail)
+
+
+def chat_messages(prompt: str, rubrics, first: str, second: str) -> list[dict]:
+    """The chat layout's one user turn: `first` shown as A, `second` as B.
+
+    >>> from critic.rubrics import Rubric
+    >>> m = chat_messages("What is 2+2?", [Rubric("r", "core", "Correct.")], "4", "5")
+    >>> m[0]["role"], "Response A: 4" in m[0]["content"], "rules: Correct." in m[0]["content"]
+    ('user', True, True)
+    """
+    rules = criteria(rubrics) if rubrics else "correct, complete and concise"
+    return [{"role": "user", "content": CHAT_ASK.format(rules=rules, question=prompt,
+                                                        first=first, second=second)}]
+
+
+def before_verdict(reasoning: str) -> str:
+    r"""The judge's free text up to where it starts its verdict (read as log-probs, not text).
+
+    >>> before_verdict("2+2 is 4, so A is right.\nVerdict: A"), before_verdict("A is right.")
+    ('2+2 is 4, so A is right.', 'A is right.')
+    """
+    cut = reasoning.lower().find(VERDICT_HEAD.lower())
+    return (reasoning if cut < 0 else reasoning[:cut]).rstrip()

@@ -55,7 +55,7 @@ from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
 from k2rl.step import judging
-from k2rl.step.heldout import split_leaks
+from k2rl.step.heldout import refreshes, split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
 from k2rl.terminal import quiet_terminal
@@ -133,10 +133,14 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("--tie-margin", type=float, default=0.0, help="|p(A) - 0.5| below this is a tie")
     ev.add_argument("--max-model-len", type=int, default=1024,
                     help="the engine's longest sequence; longer judge prompts have their answers cut")
+    ev.add_argument("--layout", choices=["auto", "chat", "checks"], default="auto",
+                    help="how the judge reads a pair: chat (any chat model: it reasons, then "
+                         "its verdict is read), checks (the embedded default's check lines); "
+                         "auto (default): checks for a model k2rl built, chat otherwise")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--show", type=int, default=0, metavar="N",
-                    help="also print N judgments, a task at a time, with the judge's own "
-                         "answer and checks")
+                    help="also print N judgments, a task at a time, with the judge's "
+                         "reasoning (chat) or its own answer and checks (checks)")
     ev.add_argument("--log", default="critic-eval.log",
                     help="where library warnings go (default critic-eval.log; -v: the terminal)")
     ev.add_argument("-v", "--verbose", action="store_true", help="library warnings here")
@@ -190,6 +194,10 @@ def train_run(args, cfg, run_dir: Path) -> int:
             print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
+    if cfg.critic.layout == "chat" and refreshes(cfg):
+        raise ConfigError("critic.layout chat: the closed loop (critic.refresh) trains the judge "
+                          "in the checks layout only, so far; set critic.refresh=false, or "
+                          "critic.layout=auto")
     if not args.resume:  # a resumed run's config already says which prompts fit
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
         if not cfg.model.path:
@@ -425,7 +433,8 @@ def cmd_critic_eval(args) -> int:
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
         judge = judging.standalone_judge(model, args.max_model_len,
-                                         default=run_config(args.run).model.default)
+                                         default=run_config(args.run).model.default,
+                                         layout=args.layout)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:

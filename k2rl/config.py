@@ -454,6 +454,14 @@ class CriticConfig:
     high a rate leaks the verdict's "A"/"B" into the policy's replies, or collapses the policy
     it shares weights with; lower it if that happens, raise it if the judge learns too slowly
     (measured: bench/README.md, Why the defaults are what they are)."""
+    layout: Literal["auto", "chat", "checks"] = "auto"
+    """How the judge reads a pair (critic.layout). chat: for any chat model, one user turn with
+    the rubrics, the request and both responses; the judge reasons freely in its own turn and
+    its verdict is read after "Verdict:" in both orders. checks: the embedded default's, its own
+    answer then a scripted check line per answer, a format its build taught it. auto (the
+    default): checks for a model k2rl built and wherever the closed loop trains the judge
+    (critic.refresh: its training is built for the checks layout only, so far); chat for any
+    other model. chat with the refresh on is refused at start."""
     tie_margin: float = 0.1
     """When a critic-rewarded group is ranked, a combined preference (both orders) within this
     distance of 0.5 is a tie, so an unsure or position-biased judge gives no reward signal

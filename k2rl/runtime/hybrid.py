@@ -32,7 +32,7 @@ from k2rl.step.critic_loop import check_correctors, corrected, judge_examples, r
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
 from k2rl.step.judge_ids import check_tokens
-from k2rl.step.judging import judge_groups, make_judge
+from k2rl.step.judging import judge_groups, make_judge, run_layout
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
 from rewards.deadline import timeouts
@@ -98,7 +98,8 @@ class HybridWorker:
                                             judge_scripts(self.built, cfg.model.default))
                            if cfg.critic.correct_checks else {})
         self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
-                                check_tokens=check_tokens(self.built, cfg.model.default))
+                                check_tokens=check_tokens(self.built, cfg.model.default),
+                                layout=run_layout(cfg, self.built))
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from critic.layout import ASK, JUDGE, VERDICTS, solve_messages, verdict_messages
+from critic.layout import (ASK, JUDGE, VERDICT_HEAD, VERDICTS, chat_messages, solve_messages,
+                           verdict_messages)
 from k2rl.lm.chat import conversation_ids, prompt_ids, text_ids, turn_end_id, turn_ids
 from k2rl.step.group import Trajectory
 
@@ -163,3 +164,47 @@ def verdict_ids(tokenizer) -> list[int]:
                              f"the verdict {v!r} as {len(ids)} tokens; the judge reads one")
         out += ids
     return out
+
+
+# --- the chat layout (critic.layout.chat_messages) ------------------------------------------
+
+REASON_TOKENS = 160  # the most tokens the chat judge writes before its verdict
+MIN_SHOWN = 16  # tokens each response keeps at least in the chat layout
+
+
+def chat_verdict_ids(tokenizer) -> tuple[list[int], list[int]]:
+    """(the ids of "Verdict:", the ids of " A" and " B" after it) as the tokenizer writes
+    "Verdict: A" and "Verdict: B": the same head, then one token each (SmolLM2's BPE: "ĠA"; a
+    SentencePiece tokenizer: "▁A"); a tokenizer that writes them otherwise is a ValueError."""
+    a, b = (text_ids(tokenizer, f"{VERDICT_HEAD} {v}") for v in VERDICTS)
+    if len(a) != len(b) or a[:-1] != b[:-1] or a[-1] == b[-1]:
+        raise ValueError(f"the tokenizer of {tokenizer.name_or_path or 'this model'} writes "
+                         f"'{VERDICT_HEAD} A' as {a} and '{VERDICT_HEAD} B' as {b}; the chat "
+                         "judge reads the verdict as one token after the same head")
+    return a[:-1], [a[-1], b[-1]]
+
+
+def chat_prompt_ids(tokenizer, messages: list[dict]) -> list[int]:
+    """Token ids up to the judge's reply, in the assistant's role of the model's template."""
+    return prompt_ids(tokenizer, messages)
+
+
+def chat_verdict_prompt(tokenizer, opened: list[int], reasoning: str) -> list[int]:
+    """The judge's reply so far, its reasoning then "Verdict:", after `opened` (the verdict's
+    token is read next)."""
+    head, _ = chat_verdict_ids(tokenizer)
+    said = text_ids(tokenizer, reasoning.rstrip() + "\n") if reasoning.strip() else []
+    return opened + said + head
+
+
+def chat_caps(tokenizer, max_len: int, rubrics, question: str) -> tuple[int, int]:
+    """(question cap, response cap) in tokens so that the chat layout's prompt, the reasoning
+    and the verdict fit `max_len`; rubrics that leave no room are a ValueError."""
+    bare = len(chat_prompt_ids(tokenizer, chat_messages("", rubrics, "", "")))
+    room = max_len - bare - REASON_TOKENS - 8
+    if room < 3 * MIN_SHOWN:
+        raise ValueError(f"the chat judge's instruction and rubrics ({bare} tokens) and its "
+                         f"{REASON_TOKENS} tokens of reasoning leave no room for a question and "
+                         f"two responses in engine.max_model_len {max_len}; raise it")
+    q = min(len(text_ids(tokenizer, question)), room - 2 * MIN_SHOWN)
+    return q, max(MIN_SHOWN, (room - q) // 2)

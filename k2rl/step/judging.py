@@ -1,12 +1,15 @@
 """The policy as judge over the vLLM engine (K2 sec. 3.2.2), and ranking a step's
 critic-rewarded groups with it.
 
-Per step, one generate call writes the judge's own answer to every question (as the policy,
-after the policy's prompt), one writes the check line of every answer, and one scores every
-verdict in both orders from the log-probs of "A" and "B" (`make_judge`; `judge_with` over any
-generate and score functions). `judge_groups` sets each judged reply's `critic` reward to its
-pairwise win rate (critic.judge.rank_groups). The conversation itself, as token ids, is
-k2rl.step.judge_ids.
+Two layouts (critic.layout). In ``chat``, for any chat model, one generate call writes the
+judge's reasoning for every comparison in both orders (its own working of the request, then
+its comparison), and one scores every verdict from the log-probs of " A" and " B" after
+"Verdict:" (`chat_judge_with`). In ``checks``, the embedded default's, one generate call writes
+the judge's own answer to every question (as the policy, after the policy's prompt), one writes
+the check line of every answer, and one scores every verdict in both orders from the log-probs
+of "A" and "B" (`judge_with`). `make_judge` picks by layout; `judge_groups` sets each judged
+reply's `critic` reward to its pairwise win rate (critic.judge.rank_groups). The conversation
+itself, as token ids, is k2rl.step.judge_ids.
 """
 from __future__ import annotations
 
@@ -14,26 +17,54 @@ from dataclasses import replace
 from typing import Callable
 
 from critic.judge import Candidates, Comparison, Judge, Judgment, rank_groups, verdict_from_logprobs
-from critic.layout import check_messages, verdict_messages
+from critic.layout import LAYOUTS, before_verdict, chat_messages, check_messages, verdict_messages
 from critic.rubrics import Rubric
 from k2rl.device import engine
 from k2rl.lm.chat import load_tokenizer
 from k2rl.lm.hf import built_recipe
 from k2rl.step.group import Group
-from k2rl.step.judge_ids import (CHECK_TOKENS, SOLVE_TOKENS, answer_cap, answer_ids, check_cap,
-                                 check_tokens, open_ids, question_cap, response_text, shorten,
-                                 verdict_ids)
+from k2rl.step.judge_ids import (CHECK_TOKENS, REASON_TOKENS, SOLVE_TOKENS, answer_cap, answer_ids,
+                                 chat_caps, chat_prompt_ids, chat_verdict_ids,
+                                 chat_verdict_prompt, check_cap, check_tokens, open_ids,
+                                 question_cap, response_text, shorten, verdict_ids)
 from k2rl.step.rollout import Generate  # what an engine's generate looks like
+
+Score = Callable[[list[list[int]]], list[list[float]]]
+
+
+def layout_for(layout: str, model_dir) -> str:
+    """The layout a judge uses: `layout`, or for "auto" the checks layout where k2rl built the
+    model (its build taught it the check lines) and the chat layout for any other model."""
+    if layout == "auto":
+        return "checks" if model_dir is not None and built_recipe(model_dir) is not None else "chat"
+    if layout not in LAYOUTS:
+        raise ValueError(f"critic.layout must be auto or one of {LAYOUTS}, got {layout!r}")
+    return layout
+
+
+def run_layout(cfg, built: dict | None) -> str:
+    """A run's judge layout (critic.layout): "auto" is checks for a model k2rl built (`built`:
+    its recipe) or where the closed loop trains the judge, chat otherwise."""
+    from k2rl.step.heldout import refreshes
+
+    if cfg.critic.layout != "auto":
+        return cfg.critic.layout
+    return "checks" if built is not None or refreshes(cfg) else "chat"
 
 
 def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0,
-               check_tokens: int = CHECK_TOKENS) -> Judge:
-    """judge(comparisons) -> judgments, three batched engine calls per use (working, checks,
-    verdicts); the working and the checks are the engine's own tokens (`temperature` 0:
-    greedy), a check at most `check_tokens` (k2rl.step.judge_ids.check_tokens)."""
+               check_tokens: int = CHECK_TOKENS, layout: str = "checks") -> Judge:
+    """judge(comparisons) -> judgments over the engine, in `layout` ("chat" or "checks"): the
+    judge's text is the engine's own tokens (`temperature` 0: greedy), its verdicts the
+    engine's log-probs of the two choices."""
 
     def generate(prompts, max_tokens, temperatures):
         return engine.generate(llm, prompts, max_tokens, temperatures)
+
+    if layout == "chat":
+        _, ids = chat_verdict_ids(tokenizer)
+        return chat_judge_with(generate, lambda prompts: engine.choice_logprobs(llm, prompts, ids),
+                               tokenizer, max_len, temperature)
 
     def score(prompts):
         return engine.choice_logprobs(llm, prompts, verdict_ids(tokenizer))
@@ -41,15 +72,49 @@ def make_judge(llm, tokenizer, max_len: int, temperature: float = 0.0,
     return judge_with(generate, score, tokenizer, max_len, temperature, check_tokens)
 
 
-def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[float]]],
-               tokenizer, max_len: int, temperature: float = 0.0,
-               check_tokens: int = CHECK_TOKENS) -> Judge:
-    """The judge over any generate and verdict-score functions (the engine's: make_judge)."""
-
+def _writer(generate: Generate, tokenizer, max_len: int, temperature: float):
     def write(prompts: list[list[int]], budget: int) -> list[str]:
         outs = generate(prompts, [max(1, min(budget, max_len - len(p))) for p in prompts],
                         [temperature] * len(prompts))
         return [tokenizer.decode(ids, skip_special_tokens=True).strip() for ids, _ in outs]
+
+    return write
+
+
+def chat_judge_with(generate: Generate, score: Score, tokenizer, max_len: int,
+                    temperature: float = 0.0) -> Judge:
+    """The chat layout's judge over any generate and verdict-score functions: per comparison
+    and order, the judge's reasoning (up to REASON_TOKENS, cut where it starts a verdict of
+    its own), then P(A) from the log-probs after "Verdict:". The judge sees the request, the
+    two responses and the rubrics, nothing else."""
+    write = _writer(generate, tokenizer, max_len, temperature)
+
+    def judge(comparisons: list[Comparison]) -> list[Judgment]:
+        if not comparisons:
+            return []
+        opened, shown = [], []
+        for c in comparisons:
+            q_cap, r_cap = chat_caps(tokenizer, max_len, c.rubrics, c.prompt)
+            question = shorten(tokenizer, c.prompt, q_cap)
+            a, b = shorten(tokenizer, c.first, r_cap), shorten(tokenizer, c.second, r_cap)
+            shown.append((a, b))
+            opened += [chat_prompt_ids(tokenizer, chat_messages(question, c.rubrics, a, b)),
+                       chat_prompt_ids(tokenizer, chat_messages(question, c.rubrics, b, a))]
+        reasons = [before_verdict(r) for r in write(opened, REASON_TOKENS)]
+        p = [verdict_from_logprobs(la, lb) for la, lb in score(
+            [chat_verdict_prompt(tokenizer, o, r) for o, r in zip(opened, reasons)])]
+        return [Judgment(p[2 * k], p[2 * k + 1], "", (reasons[2 * k], reasons[2 * k + 1]),
+                         shown[k], layout="chat")
+                for k in range(len(comparisons))]
+
+    return judge
+
+
+def judge_with(generate: Generate, score: Score, tokenizer, max_len: int, temperature: float = 0.0,
+               check_tokens: int = CHECK_TOKENS) -> Judge:
+    """The checks layout's judge over any generate and verdict-score functions (the engine's:
+    make_judge)."""
+    write = _writer(generate, tokenizer, max_len, temperature)
 
     def judge(comparisons: list[Comparison]) -> list[Judgment]:
         if not comparisons:
@@ -85,15 +150,17 @@ def judge_with(generate: Generate, score: Callable[[list[list[int]]], list[list[
 
 
 def standalone_judge(model_dir: str, max_model_len: int = 1024, threads: int = 2,
-                     default=None) -> Judge:
-    """An engine and judge outside a run (for `k2rl critic eval`). A model k2rl did not build
-    checks in the layout of `default` (the model.default whose scripts a run's PTX judgments
-    taught it: k2rl.step.judge_ids.check_tokens), as it did in the run."""
+                     default=None, layout: str = "auto") -> Judge:
+    """An engine and judge outside a run (for `k2rl critic eval`). `layout` "auto": the checks
+    layout for a model k2rl built, the chat layout for any other (`layout_for`). In the checks
+    layout a model k2rl did not build checks in the layout of `default` (the model.default
+    whose scripts a run's PTX judgments taught it: k2rl.step.judge_ids.check_tokens)."""
+    layout = layout_for(layout, model_dir)
     engine.configure_env(threads, kv_cache_gib=1)
     max_model_len = engine.fitted_max_len(model_dir, max_model_len)
     llm = engine.start_engine(model_dir, max_model_len, seed=0)
     return make_judge(llm, load_tokenizer(model_dir), max_model_len,
-                      check_tokens=check_tokens(built_recipe(model_dir), default))
+                      check_tokens=check_tokens(built_recipe(model_dir), default), layout=layout)
 
 
 def judge_groups(groups: list[Group], judge: Judge, rubrics: list[Rubric],

@@ -21,9 +21,10 @@ def pairs_file(tmp_path):
     return path
 
 
-def shorter_answer_wins(model_dir, max_model_len, default=None):
+def shorter_answer_wins(model_dir, max_model_len, default=None, layout="auto"):
     """A judge that prefers the shorter answer: right on arithmetic, wrong on tool use."""
     shorter_answer_wins.default = default  # the layout a model k2rl did not build checks in
+    shorter_answer_wins.layout = layout
 
     def judge(comparisons):
         return [Judgment(0.95 if len(c.first) < len(c.second) else 0.05,
@@ -50,6 +51,8 @@ def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
     assert "task=tool_use" in out and "consist." in out and "brier" in out
     assert "judge's own answer: work on 2+2=" in out and "check:  check 44" in out
     assert "[2]" in out and "[3]" not in out
+    assert shorter_answer_wins.layout == "auto"
+    assert cli.main(args + ["--layout", "chat"]) == 0 and shorter_answer_wins.layout == "chat"
 
 
 def test_bad_pairs_files_are_one_line_errors(tmp_path, capsys):
@@ -61,3 +64,10 @@ def test_bad_pairs_files_are_one_line_errors(tmp_path, capsys):
         assert cli.main(["critic", "eval", "--model", "m", "--pairs", str(path)]) == 2
         err = capsys.readouterr().err
         assert why in err and err.count("\n") == 1
+
+
+def test_the_chat_layout_with_the_closed_loop_is_refused_before_anything_starts(tmp_path, capsys):
+    args = ["train", "configs/tiny.yaml", "critic.layout=chat", f"log.run_dir={tmp_path}"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert "critic.layout chat" in err and "critic.refresh=false" in err and err.count("\n") == 1

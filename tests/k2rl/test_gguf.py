@@ -86,3 +86,22 @@ def test_k2rl_train_runs_two_steps_on_a_few_layers_of_smollm2(source, tmp_path):
     assert rows[0]["time/to_first_step"] > 0
     assert all(r["logp_gap"] < 1e-4 and r["sync_bytes"] > 0 for r in rows[1:])
     assert any(k.startswith("train/") and k.endswith("/reward") for k in rows[1])
+
+
+def test_the_chat_judge_reads_smollm2s_verdict_as_one_token(folder):
+    """The chat layout (critic.layout) in SmolLM2's real ChatML template and BPE: the judge's
+    request is a user turn, and " A" / " B" after "Verdict:" are one token each."""
+    from transformers import AutoTokenizer
+
+    from critic.layout import chat_messages
+    from k2rl.step.judge_ids import chat_prompt_ids, chat_verdict_ids, chat_verdict_prompt
+
+    tok = AutoTokenizer.from_pretrained(folder)
+    head, (a, b) = chat_verdict_ids(tok)
+    assert tok.decode(head) == "Verdict:" and tok.decode([a]) == " A" and tok.decode([b]) == " B"
+    opened = chat_prompt_ids(tok, chat_messages("What is 2+2?", [], "4", "5"))
+    text = tok.decode(chat_verdict_prompt(tok, opened, "2+2 is 4."))
+    assert text.endswith("Response B: 5\n\nWork the request out yourself first, in a few short "
+                         "lines. Then say which response follows the rules better, and end "
+                         "with \"Verdict: A\" or \"Verdict: B\".<|im_end|>\n<|im_start|>"
+                         "assistant\n2+2 is 4.\nVerdict:")

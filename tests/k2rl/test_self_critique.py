@@ -33,7 +33,7 @@ from k2rl.step.critic_loop import (check_correctors, corrected, harvest, judge_e
                                    reasoned, store_pairs, training_pairs)
 from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
                                  response_text, verdict_ids)
-from k2rl.step.judging import judge_groups, judge_with
+from k2rl.step.judging import chat_judge_with, judge_groups, judge_with
 
 TOK = build_tokenizer()
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,6 +73,52 @@ class StandIn:
         self.scored += prompts
         first_check = [TOK.decode(p).split("<|critic|>")[1].split("<|eos|>")[0] for p in prompts]
         return [[0.0, -2.0] if c.endswith("yes") else [-2.0, 0.0] for c in first_check]
+
+
+class ChatStandIn:
+    """A stand-in engine for the chat layout: generate reasons "A is right. Verdict: B" (the
+    verdict it writes itself is cut: only the log-probs are read); score prefers whichever
+    response holds "good"."""
+
+    def __init__(self):
+        self.generated, self.scored = [], []
+
+    def generate(self, prompts, max_tokens, temperatures):
+        self.generated += prompts
+        ids = TOK.encode("A is right. Verdict: B", add_special_tokens=False)
+        return [(ids + [TOK.eos_token_id], [0.0] * (len(ids) + 1)) for _ in prompts]
+
+    def score(self, prompts):
+        self.scored += prompts
+        texts = [TOK.decode(p) for p in prompts]
+        assert all(t.rstrip().endswith("A is right.\nVerdict:") for t in texts)
+        good_first = ["Response A: good" in t for t in texts]
+        return [[0.0, -2.0] if g else [-2.0, 0.0] for g in good_first]
+
+
+def test_the_chat_judge_reasons_then_its_verdict_is_read_in_both_orders():
+    fake = ChatStandIn()
+    judge = chat_judge_with(fake.generate, fake.score, TOK, 1024)
+    js = judge([Comparison("2+2=", "good", "bad", tuple(RUBRICS), "arithmetic"),
+                Comparison("2+2=", "bad", "good", tuple(RUBRICS), "arithmetic")])
+    assert len(fake.generated) == len(fake.scored) == 4  # two orders each, one call each
+    assert js[0].preference > 0.8 and js[1].preference < 0.2  # the same in either order
+    assert js[0].layout == "chat" and js[0].checks == ("A is right.", "A is right.")
+    shown = TOK.decode(fake.generated[0])
+    assert "Request: 2+2=" in shown and "Response A: good" in shown and "Response B: bad" in shown
+
+
+def test_the_chat_layout_is_the_default_for_a_model_k2rl_did_not_build(tmp_path):
+    from k2rl.config import load_config
+    from k2rl.step.judging import layout_for, run_layout
+
+    assert layout_for("auto", tmp_path) == "chat"  # no recipe.json: not built by k2rl
+    (tmp_path / "recipe.json").write_text("{}")
+    assert layout_for("auto", tmp_path) == "checks" and layout_for("chat", tmp_path) == "chat"
+    cfg = load_config(None, ["tasks=[{id: k2rl/WordSums-v0}]"])
+    assert run_layout(cfg, None) == "chat" and run_layout(cfg, {}) == "checks"
+    cfg = load_config(None, ["tasks=[{id: k2rl/WordSums-v0}]", "critic.refresh=true"])
+    assert run_layout(cfg, None) == "checks"  # the closed loop trains the checks layout
 
 
 def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
@@ -326,6 +372,12 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
     comparisons = [comparison_of(p, load_rubrics()) for p in pairs]
     examples = judge_examples(TOK, comparisons, judge(comparisons))
     seen = [TOK.decode(p) for p in fake.generated + fake.scored] + [TOK.decode(i) for i, _ in examples]
+    chat_fake = ChatStandIn()
+    chat_judge = chat_judge_with(chat_fake.generate, lambda ps: [[0.0, 0.0]] * len(ps), TOK, 1024)
+    judge_groups(chat, chat_judge, load_rubrics())
+    chat_judge(comparisons)
+    seen += [TOK.decode(p) for p in chat_fake.generated]
+    assert len(chat_fake.generated) > 10
     assert len(seen) > 20 and not any(CANARY in text for text in seen)
     assert not any(CANARY in json.dumps(p.to_json()) for p in pairs)
 

@@ -15,7 +15,19 @@ quadratic checks can be measured too: ``--root`` imports ``rewards`` from anothe
    the new 32k cap), ``number_placeholders`` on 30k ``[``;
 3. math: ``9^{9^{9}}`` scored off the main thread (the issue's GIL bomb), and the
    cost of a common-case call (``math_equiv(["\\frac{1}{2}"], ["0.5"])``), median of 200
-   after a warm-up, plus the first call (worker start and imports).
+   after a warm-up, plus the first call (worker start and imports);
+4. every registered verifier (``rewards.REWARDS``) on each of ``HOSTILE`` (64,000 characters
+   or more each: many boxes, nested boxes, unmatched braces, a long digit run, many "answer
+   is", tags, ``####``, ``$``, check lines, table rows, ``=`` chains, step lists, clauses,
+   "or", LaTeX spacing, code fences, words then a box), one call each after a warm-up call,
+   in one fresh process per verifier: the slowest call in milliseconds (the fastest of
+   ``REPEATS`` tries of each reply) and which reply it was (issue 47's target: under 50 ms),
+   and a short reply's cost for comparison. CPU time of the process, but wall-clock for
+   ``math_equiv`` (its work is in the verifier worker) and ``unit_tests`` (its sandbox run,
+   a fresh process each call, which costs the same for a short reply; ``host_max_ms`` is the
+   part that reads the reply: the code block picked, and parsed).
+
+    python bench/verifier_cost.py --part verifiers   # part 4 alone, merged into --out
 
 Writes bench/results/verifier_cost.json (or ``--out``).
 """
@@ -72,6 +84,119 @@ CASES = {
         " daemon=True)\nt.start(); t.join()\nassert out == [[0.0]], out",
 }
 
+# Hostile replies of 64,000 characters or more (part 4): name -> Python expression.
+HOSTILE = {
+    "boxes": r"'\\boxed{72}' * 6400",
+    "nested boxes": r"'\\boxed{' * 9200 + '72' + '}' * 9200",
+    "open braces": "'{' * 64000",
+    "brace pairs": "'{}' * 32000",
+    "digits": "'9' * 64000",
+    "answer is": "'The answer is 72. ' * 3600",
+    "answer is, never ended": "'answer is ' * 6400",
+    "tags": "'<answer>72</answer>' * 3400",
+    "open tags": "'<answer>' * 8000",
+    "####": r"'#### 72\n' * 8000",
+    "dollars": "'$' * 64000",
+    "math segments": "'$1$ ' * 16000",
+    "open \\(": r"'\\(' * 32000",
+    "check lines": r"'The answer is 72.\n' + 'Check: 48 + 24 = 72\n' * 3300",
+    "table rows": r"'| a | b |\n|---|---|\n' + '| x | 72 |\n' * 6400",
+    "one long table row": r"'|---|\n|' + ' ' * 64000 + '| 72 |'",
+    "= chain": "'1=' * 32000 + '40'",
+    "steps": r"'8 - 3 = 5\n' * 6400",
+    "commas": "'Paris, a b' * 6400",
+    "clauses": "'It is Paris, located on the Seine' + ', a b' * 16000",
+    "a code block of tests": r"'```python\ndef test_add():\n' + '    assert 1\n' * 5000 + '```'",
+    "dashes": "'x - ' * 16000",
+    "stars": "'*' * 64000",
+    "or": "'72 or ' * 10700",
+    "spacing": r"'\\quad ' * 10700 + '72'",
+    "fences": r"'```python\n' * 6400",
+    "closed fences": r"'```\nx = 1\n```\n' * 4600",
+    "words then a box": r"'Let me think. ' * 4600 + '\\boxed{72}'",
+    "spaces then a number": "' ' * 64000 + '72'",
+    "reasoning labels": r"'72\nReasoning:' * 5400",
+}
+# An answer key each verifier takes (the second argument), as a Python expression.
+KEYS = {
+    "exact_int": "72", "final_int": "72", "math_equiv": "'72'", "exact_match": "'Paris'",
+    "multiple_choice": "'B'", "countdown": "{'numbers': [3, 4, 8, 2], 'target': 40}",
+    "sudoku": "'12.4/3..2/..../4321'",
+    "instruction_following": "[{'kind': 'max_words', 'n': 3}, {'kind': 'include', 'word': 'red'}]",
+    "ifeval": "{'instruction_id_list': ['punctuation:no_comma'], 'kwargs': [{}]}",
+    "unit_tests": "['assert add(2, 3) == 5']", "chat_reference": "'12 is even'",
+}
+VERIFIER = r"""
+import json, statistics, time
+from rewards import get_reward
+fn = get_reward(%(name)r)
+key = %(key)s
+fn(["72"], [key])  # warm-up: lazy imports, the math worker, the sandbox pool
+clock = time.perf_counter if %(name)r in ("math_equiv", "unit_tests") else time.process_time
+replies = {name: eval(expr) for name, expr in %(hostile)r.items()}
+out, host = {}, {}
+for name, reply in replies.items():
+    assert len(reply) >= 64000, name
+    times = []
+    for _ in range(%(repeats)d):
+        start = clock()
+        fn([reply], [key])
+        times.append(clock() - start)
+    out[name] = round(min(times) * 1e3, 2)
+    if %(name)r == "unit_tests":  # the part that reads the reply, in this process
+        from rewards.code import compiles, strip_fence
+        start = time.process_time()
+        compiles(strip_fence(reply))
+        host[name] = round((time.process_time() - start) * 1e3, 2)
+short = []
+for _ in range(5):  # a short reply, for the cost every call has (a sandbox run, a round trip)
+    start = clock()
+    fn(["72"], [key])
+    short.append(clock() - start)
+print(json.dumps({"ms": out, "host_ms": host,
+                  "short_reply_ms": round(statistics.median(short) * 1e3, 2)}))
+"""
+NOTE = ("ms per call, the fastest of REPEATS tries; CPU time, wall-clock for math_equiv and "
+        "unit_tests. unit_tests' figure is its sandbox run (a fresh process per call, as "
+        "costly for a short reply: short_reply_ms); host_max_ms is its reading of the reply. "
+        "ifeval scores a reply over 32,000 characters 0 without checking it.")
+# Each reply is scored this many times and the fastest kept: the wall-clock figures
+# (math_equiv's worker, unit_tests' sandbox) vary with the machine's load, not the reply.
+REPEATS = 3
+
+
+def time_verifiers(root: Path) -> dict:
+    """Part 4: per registered verifier, the slowest call on ``HOSTILE`` and every call's ms."""
+    program = "import sys\nsys.path.insert(0, %r)\nfrom rewards import REWARDS\nprint(*REWARDS)"
+    names = subprocess.run([sys.executable, "-c", program % str(root)], capture_output=True,
+                           text=True, check=True).stdout.split()
+    results = {}
+    for name in names:
+        if name not in KEYS:
+            results[name] = {"error": "no answer key in bench/verifier_cost.py KEYS"}
+            continue
+        code = "import sys\nsys.path.insert(0, %r)\n" % str(root) + VERIFIER % {
+            "name": name, "key": KEYS[name], "hostile": HOSTILE, "repeats": REPEATS}
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=600)
+        if run.returncode != 0:
+            results[name] = {"error": run.stderr.strip().splitlines()[-1]}
+        else:
+            got = json.loads(run.stdout.splitlines()[-1])
+            ms = got["ms"]
+            worst = max(ms, key=ms.get)
+            results[name] = {"max_ms": ms[worst], "worst": worst,
+                             "short_reply_ms": got["short_reply_ms"], "ms": ms}
+            if got["host_ms"]:  # unit_tests: reading the reply, apart from the sandbox's run
+                host = got["host_ms"]
+                results[name]["host_max_ms"] = max(host.values())
+                results[name]["host_ms"] = host
+        print(f"{name:25s} {results[name].get('max_ms', results[name].get('error'))} ms "
+              f"({results[name].get('worst', '')}; a short reply "
+              f"{results[name].get('short_reply_ms')} ms)", flush=True)
+    return results
+
+
 COMMON = r"""
 import statistics, time
 from rewards.math import math_equiv
@@ -115,7 +240,17 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--limit", type=int, default=60, help="CPU seconds per case")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/verifier_cost.json")
+    parser.add_argument("--part", choices=("all", "verifiers"), default="all",
+                        help="verifiers: part 4 alone, merged into an existing --out")
     args = parser.parse_args()
+    if args.part == "verifiers":
+        previous = json.loads(args.out.read_text()) if args.out.exists() else {}
+        previous["verifiers_64k"] = time_verifiers(args.root)
+        previous["verifiers_64k_date"] = time.strftime("%Y-%m-%d")
+        previous["verifiers_64k_root"] = str(args.root)
+        previous["verifiers_64k_note"] = NOTE
+        args.out.write_text(json.dumps(previous, indent=1) + "\n")
+        return
     seconds = {}
     for name, code in CASES.items():
         seconds[name] = timed(code, args.root, args.limit)
@@ -126,10 +261,13 @@ def main() -> None:
     seconds["math common case: first call"] = round(float(first), 4)
     seconds["math common case: median of 200"] = round(float(median), 6)
     print(f"math common case: first {float(first):.3f} s, median {float(median) * 1e3:.2f} ms")
+    verifiers = time_verifiers(args.root)
     args.out.write_text(json.dumps({
         "root": str(args.root), "limit_s": args.limit, "python": platform.python_version(),
         "machine": platform.processor() or platform.machine(),
-        "date": time.strftime("%Y-%m-%d"), "seconds": seconds}, indent=1) + "\n")
+        "date": time.strftime("%Y-%m-%d"), "seconds": seconds, "verifiers_64k": verifiers,
+        "verifiers_64k_date": time.strftime("%Y-%m-%d"), "verifiers_64k_root": str(args.root),
+        "verifiers_64k_note": NOTE}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -88,8 +88,10 @@ _CHECK_LABEL = re.compile(r"^[ \t>*_#-]*(?:quick[ \t]+|sanity[ \t]+|double[ \t-]
                           re.IGNORECASE | re.MULTILINE)
 # A markdown table's delimiter row ("|---|---|"): a reply that has one may end on a table row.
 _TABLE_RULE = re.compile(r"^[ \t]*\|[ \t:]*-{3,}[ \t:]*\|", re.MULTILINE)
-# LaTeX spacing at the edges of an answer ("\\therefore \\quad 72").
-_SPACING = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ")
+# LaTeX spacing and spaces at the edges of an answer ("\\therefore \\quad 72"): read from its
+# start, and (reversed) from its end.
+_SPACING_AHEAD = re.compile(r"(?:\\q?quad(?![A-Za-z])|\\[,;:! ]|\s)*")
+_SPACING_BEHIND = re.compile(r"(?:dauqq?\\|[,;:! ]\\|\s)*")
 # What a conclusion follows: "\\therefore 72", "\\Rightarrow 72", "∴ 72".
 _CONCLUSION = re.compile(r"\\(?:therefore|implies|Rightarrow|Longrightarrow)(?![A-Za-z])"
                          r"(?:\s*\\[)\]])?|[∴⇒⟹]")
@@ -243,10 +245,10 @@ def last_number(text: str) -> tuple[int, int] | None:
 # --- reading a span: its text, its value, hedges and negations -------------------------
 
 
-def _wrapped(text: str, left: str, right: str) -> bool:
-    """Whether ``text`` is wholly inside one ``left``..``right`` pair."""
-    return (len(text) > len(left) + len(right) and text.startswith(left)
-            and text.endswith(right) and right not in text[len(left):-len(right)])
+def _wrapped(text: str, a: int, b: int, left: str, right: str) -> bool:
+    """Whether ``text[a:b]`` is wholly inside one ``left``..``right`` pair."""
+    return (b - a > len(left) + len(right) and text.startswith(left, a, b)
+            and text.endswith(right, a, b) and text.find(right, a + len(left), b - len(right)) < 0)
 
 
 def clean(text: str) -> str:
@@ -257,49 +259,61 @@ def clean(text: str) -> str:
     ('72', '\\\\frac{1}{2}', 'Paris', '72')
     >>> clean("\\\\text{(B) Paris}"), clean("3.5."), clean("6!"), clean("72)"), clean("(1, 2]")
     ('(B) Paris', '3.5', '6!', '72', '(1, 2]')
+    >>> clean("*Paris*"), clean("Paris*"), clean("\\\\quad 72\\\\,")
+    ('Paris', 'Paris', '72')
+
+    Each layer is peeled by moving the bounds ``a``..``b`` of ``text``: the braces are matched
+    once, however many boxes are nested (a 64k reply of nested boxes costs one pass).
     """
+    a, b, closing = 0, len(text), None
     for _ in range(MAX_CLEANING):
-        before = text
-        text = _without_spacing(text.strip().removeprefix("**").removesuffix("**").strip())
-        if text.count("*") % 2 and text.endswith("*") and not text.endswith("**"):
-            text = text[:-1]  # "Answer: *Paris*" read from after the phrase's marks: "Paris*"
-        text = text.removeprefix("> ").removeprefix("\\displaystyle").strip()  # a quote, display
-        text = text[:-1] if text.endswith(".") and not text.endswith("..") else text
+        before = (a, b)
+        a, b = _stripped(text, a, b)
+        a += 2 if text.startswith("**", a, b) else 0
+        b -= 2 if b - a >= 2 and text.endswith("**", a, b) else 0
+        a, b = _without_spacing(text, *_stripped(text, a, b))
+        if text.count("*", a, b) % 2 and text.endswith("*", a, b) and not text.endswith(
+                "**", a, b):
+            b -= 1  # "Answer: *Paris*" read from after the phrase's marks: "Paris*"
+        a += 2 if text.startswith("> ", a, b) else 0  # a quote
+        a += len("\\displaystyle") if text.startswith("\\displaystyle", a, b) else 0
+        a, b = _stripped(text, a, b)
+        b -= 1 if text.endswith(".", a, b) and not text.endswith("..", a, b) else 0
         for left, right in _WRAPPERS:
-            if _wrapped(text, left, right):
-                text = text[len(left):-len(right)]
+            if _wrapped(text, a, b, left, right):
+                a, b = a + len(left), b - len(right)
                 break
-        closers, openers = text.count(")") + text.count("]"), text.count("(") + text.count("[")
-        if text[-1:] in ")]" and closers > openers:
-            text = text[:-1]  # "(Answer: 72)": the bracket closes the sentence's, not the answer's
-        command = _COMMAND_WRAPPER.match(text)
-        if command and _closing_braces(text).get(command.end() - 1) == len(text) - 1:
-            text = text[command.end():-1]
-        if text == before:
+        closers = text.count(")", a, b) + text.count("]", a, b)
+        openers = text.count("(", a, b) + text.count("[", a, b)
+        if b > a and text[b - 1] in ")]" and closers > openers:
+            b -= 1  # "(Answer: 72)": the bracket closes the sentence's, not the answer's
+        command = _COMMAND_WRAPPER.match(text, a, b)
+        if command:
+            # A brace pair inside text[a:b] is a pair of text's own: match them once.
+            closing = _closing_braces(text) if closing is None else closing
+            if closing.get(command.end() - 1) == b - 1:
+                a, b = command.end(), b - 1
+        if (a, b) == before:
             break
-    return text.strip()
+    return text[a:b].strip()
 
 
-def _without_spacing(text: str) -> str:
-    """``text`` without LaTeX spacing commands (``\\quad``, ``\\,``) and spaces at its edges.
+def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
+    """The bounds of ``text[a:b]`` without whitespace at its edges."""
+    part = text[a:b]
+    return a + len(part) - len(part.lstrip()), b - (len(part) - len(part.rstrip()))
 
-    >>> _without_spacing("\\\\quad 72\\\\,"), _without_spacing("\\\\qquad\\\\frac{3}{4}")
-    ('72', '\\\\frac{3}{4}')
+
+def _without_spacing(text: str, a: int, b: int) -> tuple[int, int]:
+    """The bounds of ``text[a:b]`` without LaTeX spacing (``\\quad``, ``\\,``) and spaces at
+    its edges (one regex pass from each end).
+
+    >>> text = "\\\\quad 72\\\\, "
+    >>> text[slice(*_without_spacing(text, 0, len(text)))]
+    '72'
     """
-    start, end, moved = 0, len(text), True
-    while moved:  # one pass over the edges: linear however many commands there are
-        moved = False
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        for command in _SPACING:
-            if text.startswith(command, start, end) and not (
-                    text[start + len(command):start + len(command) + 1].isalpha()):
-                start, moved = start + len(command), True
-            if end - start >= len(command) and text.endswith(command, start, end):
-                end, moved = end - len(command), True
-    return text[start:end]
+    a = _SPACING_AHEAD.match(text, a, b).end()
+    return a, b - _SPACING_BEHIND.match(text[a:b][::-1]).end()
 
 
 def _masked(text: str) -> str:

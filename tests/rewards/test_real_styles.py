@@ -420,7 +420,7 @@ def held_out_2_rates() -> dict[str, tuple[int, int]]:
 # 8/10, exact_match 6/10, countdown 5/6, unit_tests 4/4. Five general fixes followed (a box
 # holding \displaystyle, an "Explanation:" section after the answer, a "> " quote, a remark in
 # brackets after a text answer, "x" as a times sign); "Hence option (B) is right." and "It
-# happened in 1969." still score 0.
+# happened in 1969." still scored 0 until the fourth set's fixes.
 
 HELD_OUT_3_MATH = {
     "the answer:": lambda w, l, p, u: f"{w}\nThe answer: {p}",

@@ -286,8 +286,8 @@ def test_hedges_negations_and_hidden_characters_score_zero(gold: str, reply: str
 
 
 # (question, gold, echo): the echoes. With the question (math_equiv's ``questions``)
-# each scores 0. Envs pass no question yet (docs/data-and-envs.md): without it only the
-# unreduced \frac{6x}{3} and 6x/3 score 0 (ECHOES_CAUGHT_WITHOUT_THE_QUESTION).
+# each scores 0 (envs pass their prompt as the question). Without it only the unreduced
+# \frac{6x}{3} and 6x/3 score 0 (ECHOES_CAUGHT_WITHOUT_THE_QUESTION).
 ECHOES = [
     ("Expand (x+3)(x-2).", "x^2+x-6", "(x+3)(x-2)"),
     ("Expand $(x+3)(x-2)$.", "x^2+x-6", "The answer is $\\boxed{(x-2)(x+3)}$."),

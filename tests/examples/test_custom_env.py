@@ -57,3 +57,31 @@ def test_the_env_scores_a_right_and_a_wrong_reply(example, reply: str, reward: f
     _, got, terminated, _, info = env.step(reply.format(word=word))
     assert (got, terminated, info["correct"]) == (reward, True, reward == 1.0)
     assert "extracted" not in info  # exact_text reads the whole reply: no answer format
+
+
+def test_the_docs_verifier_example_runs(tmp_path, monkeypatch) -> None:
+    """docs/data-and-envs.md's "A verifier of your own", as written, through a config."""
+    import re
+
+    doc = (ROOT / "docs" / "data-and-envs.md").read_text()
+    code = re.search(r"```python\n# my_rewards/__init__.py\n(.*?)```", doc, re.DOTALL).group(1)
+    (tmp_path / "my_rewards").mkdir()
+    (tmp_path / "my_rewards" / "__init__.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    had_reward, kwargs = "reversed_word" in rewards.REWARDS, task_envs._kwargs
+    try:
+        load_envs(load_config(None, ["env_modules=[my_rewards]",
+                                     "tasks=[{id: myorg/Reverse-v0, weight: 1.0}]"]))
+        scores = []
+        for reply in ("{answer}", "Answer: **{answer}**", "{answer} or {word}", "{word}"):
+            env = make_env("myorg/Reverse-v0")
+            prompt, _ = env.reset(seed=0)
+            word = prompt.split("'")[1]
+            scores.append(env.step(reply.format(answer=word[::-1], word=word))[1])
+        assert scores == [1.0, 1.0, 0.0, 0.0]
+    finally:
+        gymnasium.registry.pop("myorg/Reverse-v0", None)
+        sys.modules.pop("my_rewards", None)
+        if not had_reward:
+            rewards.REWARDS.pop("reversed_word", None)
+        task_envs.use_kwargs(kwargs)

@@ -120,7 +120,7 @@ def evaluate_judge(pairs: list[Pair], rubrics: list[Rubric], judge: Judge,
     if len(judgments) != len(pairs):
         raise ValueError(f"{len(pairs)} pairs but {len(judgments)} judgments")
     result = evaluate(pairs, [j.p_ab for j in judgments], [j.p_ba for j in judgments], tie_margin)
-    if any(any(j.checks) for j in judgments):
+    if any(any(j.checks) and j.layout == "checks" for j in judgments):
         result["checks"] = check_findings(pairs, judgments)
     return result, judgments
 
@@ -139,6 +139,8 @@ def check_findings(pairs: list[Pair], judgments: list[Judgment]) -> dict[str, di
     for task in sorted({p.task or NO_TASK for p in pairs}):
         found = [(finding(j.checks[0]), finding(j.checks[1])) for p, j in zip(pairs, judgments)
                  if (p.task or NO_TASK) == task and any(j.checks) and j.layout == "checks"]
+        if not found:  # judged in the chat layout: no check lines
+            continue
         out[task] = {"n": len(found), "chosen_yes": _mean([c is True for c, _ in found]),
                      "rejected_no": _mean([r is False for _, r in found]),
                      "both_right": _mean([c is True and r is False for c, r in found])}

@@ -114,3 +114,21 @@ def test_shown_judgments_take_a_task_at_a_time() -> None:
     assert "question: a0" in shown and "question: a1" not in shown
     assert format_judgments(pairs, judgments, 4).count("task=arithmetic") == 2
     assert format_judgments(pairs, judgments, 99).count("\n[") == len(pairs) - 1
+
+
+def test_chat_layout_judgments_have_no_check_findings():
+    from critic.evaluate import evaluate_judge, format_judgments, format_table
+    from critic.judge import Judgment
+    from critic.pairs import Pair
+
+    pairs = [Pair("2+2=", "4", "5", "arithmetic")] * 2
+
+    def judge(comparisons):
+        return [Judgment(0.8, 0.3, "", ("4 is right. ", "5 is wrong."), (c.first, c.second),
+                         layout="chat") for c in comparisons]
+
+    result, judgments = evaluate_judge(pairs, [], judge, 0.0)
+    assert result["accuracy"] == 1.0 and "checks" not in result
+    assert "checks:" not in format_table(result)
+    shown = format_judgments(pairs, judgments, 1)
+    assert "judge, chosen shown as A:   4 is right." in shown and "own answer" not in shown

@@ -685,3 +685,163 @@ def test_a_tests_only_block_is_not_the_answer_but_a_wrong_answer_still_fails() -
     tests_block = "```python\ndef test_add():\n    assert add(2, 3) == 5\n```"
     assert unit_tests([wrong + tests_block], [CODE_TESTS]) == [0.0]
     assert unit_tests([tests_block], [CODE_TESTS]) == [0.0]
+
+
+# --- a fifth held-out set, written whole before any verifier read it -------------------------
+# Styles none of the sets above has: Qwen3's horizontal rules and an emoji in the "Final Answer"
+# heading, "∴", the answer in a code span, bold italics, a heading that holds the answer, an
+# emoji before and "!" after, a closing offer of more help, "the answer is:" then a display box,
+# "✔️" after a bold answer, R1's "**Final Answer**" then a boxed sentence, a summary list, an
+# aligned environment, a whole bold line holding the box, the answer first then "Here's why:",
+# a clause after the bold answer; "$18" and "\$18" for money, a thin space before a unit;
+# options walked through with ❌/✅ or in a table, an explanation naming the other letters;
+# text answers after other numbers or names in the sentence, emojis, "A:"; countdown in a code
+# block or code span, a table, words, a "=" chain on lines; code under R1/Qwen3 "Solution Code"
+# headings, two-space indents, a doctest in the docstring, prints with "# Output:" comments.
+# Every reply is correct and should score 1.0.
+
+
+def _money(p: str, u: str) -> str:
+    """How chat models write the amount: "$18" for dollars, else "72 clips"."""
+    return f"${p}" if u == "dollars" else f"{p} {u}"
+
+
+HELD_OUT_5_MATH = {
+    "qwen3 rules and emoji heading": lambda w, l, p, u: (
+        f"<think>\n{w}\n</think>\n\nLet's solve this step by step.\n\n---\n\n"
+        f"### Step 1: Work it out\n{w}\n\n---\n\n### ✅ Final Answer\n\n$$\n\\boxed{{{l}}}\n$$"),
+    "unicode therefore": lambda w, l, p, u: f"{w}\n\n∴ {p}",
+    "code span": lambda w, l, p, u: f"{w}\n\nThe answer is `{p}`.",
+    "bold italics": lambda w, l, p, u: f"{w}\n\n***{p}***",
+    "heading holds the answer": lambda w, l, p, u: f"{w}\n\n## Final Answer: ${l}$",
+    "emoji and exclamation": lambda w, l, p, u: f"{w}\n\n🎉 So the answer is **{p}**!",
+    "closing offer": lambda w, l, p, u: (f"{w}\n\nSo, the answer is {p}. Let me know if you'd "
+                                         f"like me to walk through any step in more detail! 😊"),
+    "answer is: display box": lambda w, l, p, u: (f"{w}\n\nThus, the answer is:\n\n"
+                                                  f"\\[\n\\boxed{{{l}}}\n\\]"),
+    "bold then heavy tick": lambda w, l, p, u: f"{w}\n\n**Final answer: {p}** ✔️",
+    "r1 final answer sentence": lambda w, l, p, u: (f"<think>\n{w}\n</think>\n\n"
+                                                    f"**Final Answer**\nThe answer is "
+                                                    f"\\boxed{{{l}}}."),
+    "summary list": lambda w, l, p, u: (f"{w}\n\n**Summary:**\n- Method: work through the "
+                                        f"arithmetic step by step.\n- Answer: **{p}**"),
+    "aligned": lambda w, l, p, u: (f"{w}\n\n\\[\n\\begin{{aligned}}\n&\\text{{Answer: }} {l}\n"
+                                   f"\\end{{aligned}}\n\\]"),
+    "bold line with box": lambda w, l, p, u: f"{w}\n\n**Final Answer: $\\boxed{{{l}}}$**",
+    "answer first, here's why": lambda w, l, p, u: f"The answer is {p}.\n\nHere's why: {w}",
+    "bold then a clause": lambda w, l, p, u: (f"{w}\n\nSo the answer is **{p}**, since every "
+                                              f"step above checks out."),
+}
+HELD_OUT_5_UNITS = {
+    "total comes to": lambda w, l, p, u: f"{w}\n\nThe total comes to **{p} {u}**.",
+    "money sign": lambda w, l, p, u: f"{w}\n\nThat's {_money(p, u)} in total. 🙂",
+    "boxed money": lambda w, l, p, u: (f"{w}\n\n\\boxed{{\\${p}}}" if u == "dollars"
+                                       else f"{w}\n\n\\boxed{{{p}\\ \\text{{{u}}}}}"),
+    "thin space unit": lambda w, l, p, u: f"{w}\n\n\\[\n{p}\\,\\text{{{u}}}\n\\]",
+}
+HELD_OUT_5_CHOICES = [
+    "**B. Paris** ✅",
+    "The answer is **B**: Paris is the capital of France.",
+    "Paris is the capital of France, so the correct choice is **B**.",
+    "<think>\nParis is the capital of France, which is option B.\n</think>\n\n**B**",
+    "## Answer\n\n**(B) Paris**",
+    "Option **B** is correct.",
+    "The correct answer is:\n\n**B) Paris**",
+    "Answer: B ✅",
+    f"{QUESTION_WORK}\nSo, the answer is $\\boxed{{\\text{{(B)}}}}$.",
+    "Let me go through the options:\n- **A) London** ❌ — capital of the UK\n"
+    "- **B) Paris** ✅ — capital of France\n- **C) Rome** ❌ — capital of Italy\n\n**Answer: B**",
+    "The answer is B (Paris).",
+    "Sure! The correct option is **B. Paris**.",
+    "**Answer:** B\n\n**Explanation:** Paris is the capital of France; London (A) is the capital "
+    "of the UK and Rome (C) is the capital of Italy.",
+    "Final answer: \\boxed{B}",
+    "B, Paris.",
+    "That's B — Paris!",
+    "| Option | Capital of | Correct? |\n|---|---|---|\n| A) London | UK | ❌ |\n"
+    "| B) Paris | France | ✅ |\n| C) Rome | Italy | ❌ |\n\nThe correct answer is **B**.",
+]
+HELD_OUT_5_TEXTS = [
+    ("Paris", "Paris! 🇫🇷"),
+    ("Paris", "The capital of France is Paris 🗼"),
+    ("Paris", "Short answer: **Paris**."),
+    ("Jupiter", "That's **Jupiter** — it's more than twice as massive as all the other planets "
+                "combined."),
+    ("George Washington", "George Washington was the first President of the United States, "
+                          "serving from 1789 to 1797."),
+    ("1969", "Apollo 11 landed on the Moon in **1969**."),
+    ("New York", "The Statue of Liberty is in **New York**."),
+    ("blue", "It's blue — because of Rayleigh scattering."),
+    ("William Shakespeare", "*Romeo and Juliet* was written by **William Shakespeare**."),
+    ("Pacific Ocean", "The largest ocean on Earth is the **Pacific Ocean**, covering about 165 "
+                      "million km²."),
+    ("Canberra", "Many people guess Sydney, but the capital of Australia is actually "
+                 "**Canberra**."),
+    ("oxygen", "The chemical symbol O stands for oxygen."),
+    ("Paris", "<think>\nThe question asks for France's capital. That's Paris.\n</think>\n\nParis"),
+    ("Jupiter", "Final answer: **Jupiter** 🪐"),
+    ("1969", "The first Moon landing took place on July 20, 1969."),
+    ("George Washington", "The answer is George Washington.\n\nLet me know if you have any other "
+                          "history questions!"),
+    ("Paris", "A: Paris"),
+]
+HELD_OUT_5_COUNTDOWNS = [
+    "### Solution\n(8 − 3) × 4 × 2 = 40 🎯",
+    "```\n(8 - 3) * 4 * 2 = 40\n```",
+    "`(8 - 3) * 4 * 2`",
+    "Here's one way to reach 40:\n\n$$(8 - 3) \\times 4 \\times 2 = 5 \\times 8 = 40$$",
+    "**Expression:** `(8 - 3) * 4 * 2`\n**Result:** 40",
+    "2 * 4 * (8 - 3) = 40 ✔️",
+    "8 minus 3 is 5, 5 times 4 is 20, and 20 times 2 is 40. So: (8 - 3) * 4 * 2 = 40.",
+    "Answer: (8-3)×4×2",
+    "We can write 40 as $(8-3) \\times (4 \\times 2)$, which uses each number exactly once.",
+    "| Step | Operation | Result |\n|---|---|---|\n| 1 | 8 − 3 | 5 |\n| 2 | 5 × 4 | 20 |\n"
+    "| 3 | 20 × 2 | 40 |\n\nSo the equation is **(8 − 3) × 4 × 2 = 40**.",
+    "Sure! 🎯\n\n(8 − 3) × 4 × 2 = 40",
+    "The expression (8 − 3) · 2 · 4 gives 40.",
+    "### Answer\n$(8-3)\\times4\\times2 = 40$",
+    "((8 − 3) × 4) × 2\n= 5 × 4 × 2\n= 20 × 2\n= 40",
+]
+HELD_OUT_5_CODES = [
+    "Here's a simple function that adds two numbers:\n\n```python\ndef add(a, b):\n"
+    "    \"\"\"Add two numbers and return the result.\"\"\"\n    return a + b\n```\n\n"
+    "This works with integers, floats, and any types that support `+`.",
+    f"```python\n{ADD}\n\n# Test cases\nprint(add(2, 3))   # Output: 5\n"
+    f"print(add(-1, 1))  # Output: 0\n```",
+    "```python\ndef add(a, b):\n    result = a + b\n    return result\n```",
+    f"<think>\nThe function just returns the sum.\n</think>\n\n### Approach\nReturn `a + b`.\n\n"
+    f"### Solution Code\n```python\n{ADD}```\n\n### Explanation\nThe `+` operator adds the two "
+    f"arguments.",
+    "```python\nfrom __future__ import annotations\n\n\ndef add(a: float, b: float) -> float:\n"
+    "    return a + b\n```",
+    f"```python\n\"\"\"Tiny arithmetic helpers.\"\"\"\n\n__all__ = [\"add\"]\n\n\n{ADD}```",
+    f"<think>\nOkay, I need to write add.\n```python\n{ADD}```\nThat should work.\n</think>\n\n"
+    f"```python\n{ADD}```",
+    "```python\ndef add(a, b):\n    \"\"\"\n    >>> add(2, 3)\n    5\n    \"\"\"\n"
+    "    return a + b\n```",
+    "```python\ndef add(a, b):\n  \"\"\"Returns the sum of a and b.\"\"\"\n  return a + b\n```",
+]
+
+
+def held_out_5_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the fifth held-out set."""
+    math = _replies(HELD_OUT_5_MATH, HELD_OUT_5_UNITS)
+    ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
+    scores = {
+        "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
+        "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
+        "multiple_choice": multiple_choice(HELD_OUT_5_CHOICES, ["B"] * len(HELD_OUT_5_CHOICES)),
+        "exact_match": exact_match([r for _, r in HELD_OUT_5_TEXTS],
+                                   [g for g, _ in HELD_OUT_5_TEXTS]),
+        "countdown": countdown(HELD_OUT_5_COUNTDOWNS, [FORTY] * len(HELD_OUT_5_COUNTDOWNS)),
+        "unit_tests": unit_tests(HELD_OUT_5_CODES, [CODE_TESTS] * len(HELD_OUT_5_CODES)),
+    }
+    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+# First score of this set: (to be filled)
+def test_fifth_held_out_set_scores() -> None:
+    rates = held_out_5_rates()
+    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
+    assert not low, f"fifth held-out set below 95%: {low}"

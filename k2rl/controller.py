@@ -427,7 +427,7 @@ def services(cfg: Config, run_dir: Path):
         # "local": a new Ray instance of this run's own, never one another run on this machine
         # started (without it, a second run or the tests could join the first run's cluster).
         # Ray's task events (the dashboard's task view, off here) grew the worker by about 22 KB
-        # and the GCS by 15 KB a step: bench/results/soak.json, soak_1500_no_task_events.
+        # and the GCS by 15 KB a step: bench/archive/results/soak.json, soak_1500_no_task_events.
         local = {} if cfg.ray.address else {
             "_system_config": {"task_events_report_interval_ms": 0}}
         ray.init(address=cfg.ray.address or "local",

@@ -1,16 +1,16 @@
 """Copying drills for the default model's warm-start: replies that repeat the user's made-up words.
 
-A judge's check line copies what it checks: an instruction reply's words, listed and numbered,
-a chat reply's fact beside its own, an answer's digits. The 3.4 M-parameter default, warm-started
-on demonstrations alone, never learns to copy a word it has not seen before: given a reply of
-made-up words it lists topic words it remembers (bench/README.md, "Why the checks fail"), and
-it copies none of 100 strings of random letters, teacher-forced. Random letters can only be
-copied, never recalled, so a share of these drills in the warm-start makes it grow the attention
-that copies (an induction head: find where the current character stood in the source, write the
-one after it). The checks also compare two strings a character at a time (`side_by_side`: an
-answer's digits against its own, a chat reply against the fact it knows), and teacher-forced the
-default marks "55" as different and "42" as the same (bench/README.md), so the fourth form is
-that comparison, of made-up words or numbers, equal half the time. Each drill is short:
+A judge's check line copies what it checks: an instruction reply's words, listed and numbered, a
+chat reply's fact beside its own, an answer's digits. The 3.4 M-parameter default, warm-started on
+demonstrations alone, never learns to copy a word it has not seen before: given a reply of made-up
+words it lists topic words it remembers (bench/archive/notebook.md, "Why the checks fail"), and it
+copies none of 100 strings of random letters, teacher-forced. Random letters can only be copied,
+never recalled, so a share of these drills in the warm-start makes it grow the attention that copies
+(an induction head: find where the current character stood in the source, write the one after it).
+The checks also compare two strings a character at a time (`side_by_side`: an answer's digits
+against its own, a chat reply against the fact it knows), and teacher-forced the default marks "55"
+as different and "42" as the same (bench/archive/notebook.md), so the fourth form is that
+comparison, of made-up words or numbers, equal half the time. Each drill is short:
 
     user: Repeat: kqe Zuvb ot         assistant: kqe Zuvb ot
     user: List the words: kqe Zuvb    assistant: 1 kqe 2 Zuvb; 2 words  (as a judge lists a reply)

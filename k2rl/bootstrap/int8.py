@@ -1,10 +1,10 @@
 """Weights stored as int8 with one fp32 scale per row: how the default model's weights ship.
 
-A matrix `w` is stored as `round(w / s)` in int8, with `s = max |row| / 127` for each row, under
-its own name, and `s` under `<name>.scale`; a vector (a norm's weight, a bias) stays fp32.
-Widened back (`unpack`), each weight is within half a step of its row's scale of the fp32 one.
-For the default model this is 3.5 MB against 13.8 MB, and the widened weights judge the 357
-fixed held-out pairs exactly as the fp32 ones do (bench/README.md, "The prebuilt default").
+A matrix `w` is stored as `round(w / s)` in int8, with `s = max |row| / 127` for each row, under its
+own name, and `s` under `<name>.scale`; a vector (a norm's weight, a bias) stays fp32. Widened back
+(`unpack`), each weight is within half a step of its row's scale of the fp32 one. For the default
+model this is 3.5 MB against 13.8 MB, and the widened weights judge the 357 fixed held-out pairs
+exactly as the fp32 ones do (bench/archive/notebook.md, "The prebuilt default").
 
 `python -m k2rl.bootstrap.int8 FP32.safetensors OUT.safetensors` packs a model's weights.
 """

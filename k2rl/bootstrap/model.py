@@ -139,11 +139,13 @@ def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
     return instruction_scripts(default)
 
 
-# Seconds a judging-phase step of the default size took (bench/README.md, "The judge's build";
-# "The prebuilt default"): an H200, and 2 CPU cores (2.5 s on the AMD EPYC, 5.3 on the Xeon).
+# Seconds a judging-phase step of the default size took (bench/archive/notebook.md, "The judge's
+# build"; "The prebuilt default"): an H200, and 2 CPU cores (2.5 s on the AMD EPYC, 5.3 on the
+# Xeon).
 JUDGE_STEP_SECONDS = {"cuda": 0.06, "cpu": 2.5}
 # Seconds a warm-start step of the default size took: 42 s for 800 on the H200, 12.6 to 29
-# minutes for 800 on 2 CPU cores (bench/README.md, "Finding the quoted word", "The judging phase").
+# minutes for 800 on 2 CPU cores (bench/archive/notebook.md, "Finding the quoted word", "The
+# judging phase").
 WARM_STEP_SECONDS = {"cuda": 0.06, "cpu": 1.5}
 
 
@@ -155,13 +157,12 @@ def build_device() -> str:
 def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     """Path of the default model for this recipe, built and warm-started on first use.
 
-    The warm-start computes in fp32 whatever `model.autocast` says: a bf16 warm-start of the
-    default recipe ended at loss 0.212 against 0.199 and started RL weaker (held-out
-    arithmetic 68% against 82%, all 63.0% against 64.1%, n=738), for 3.6 minutes against 4.6.
-    It runs on a GPU where torch sees one (`build_device`): there a judging-phase step of the
-    default recipe took 43 ms on an H200 against 3.1 s on 2 CPU cores (bench/README.md, "The
-    judge's build"). A GPU build is not bit-identical to a CPU build of the same recipe, and
-    the cache does not tell them apart.
+    The warm-start computes in fp32 whatever `model.autocast` says: a bf16 warm-start of the default
+    recipe ended at loss 0.212 against 0.199 and started RL weaker (held-out arithmetic 68% against
+    82%, all 63.0% against 64.1%, n=738), for 3.6 minutes against 4.6. It runs on a GPU where torch
+    sees one (`build_device`): there a judging-phase step of the default recipe took 43 ms on an
+    H200 against 3.1 s on 2 CPU cores (bench/archive/notebook.md, "The judge's build"). A GPU build
+    is not bit-identical to a CPU build of the same recipe, and the cache does not tell them apart.
     """
     if cfg.path:
         return Path(cfg.path)

@@ -31,7 +31,8 @@ from k2rl.step.critic_demos import critic_demonstration
 
 SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start batch (CPU)
 # On a GPU, fewer and larger chunks: the default recipe's judging phase took 43 ms a step on an
-# H200 with 16,384 (bench/README.md, "The judge's build"), where launches, not FLOPs, bound it.
+# H200 with 16,384 (bench/archive/notebook.md, "The judge's build"), where launches, not
+# FLOPs, bound it.
 GPU_CHUNK_TOKENS = 16384
 
 
@@ -176,7 +177,8 @@ def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = Tr
 
     In the warm-start a judgment's one-character decisions (the "!" after two different
     characters, chat's mismatch) are a sliver of the loss; here they get enough examples to be
-    learnt, and the demonstrations keep the policy's skill (bench/README.md, The judging phase)."""
+    learnt, and the demonstrations keep the policy's skill (bench/archive/notebook.md, The
+    judging phase)."""
     rng = np.random.default_rng(cfg.seed + 1)  # not the warm-start's draws again
     demo_envs, judge_envs, rubrics = make_demo_envs(cfg), make_judge_envs(cfg), load_rubrics()
     if not judge_envs:

@@ -1,5 +1,5 @@
 """Counting a training step's matmul FLOPs, so its speed can be read as a share of the
-machine's matmul rate (bench/step_profile.py).
+machine's matmul rate (bench/default_run.py --profile).
 
 A forward pass over a sequence of n real tokens (padding excluded) costs
 

@@ -309,7 +309,8 @@ def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: st
 
 def test_a_result_check_compares_a_character_at_a_time_up_to_the_first_difference() -> None:
     """Each mark looks only at the two characters before it, and the finding is the last mark:
-    the layout that lets a small judge compare two numbers (bench/README.md, issue 27)."""
+    the layout that lets a small judge compare two numbers (bench/archive/notebook.md, issue
+    27)."""
     from envs.base import compare_line, side_by_side
 
     assert side_by_side("-32", "-33") == "--=33=23!"

@@ -496,7 +496,8 @@ def test_later_held_out_styles_mostly_score(rates) -> None:
 # display math on its own lines, \mathbf, "is the final answer", lowercase and bracketed
 # options, italic answers, step lists with bold or bulleted labels, chained equations, a
 # pytest or output block after the code. Written whole before any verifier read it.
-# FIRST_SCORE_4 is its score then (bench/verifier_styles.py records it with the current rates).
+# FIRST_SCORE_4 is its score then (bench/verifiers.py --part styles records it with the current
+# rates).
 
 # A check line after the answer, as models write one: its numbers are not the answer.
 CHECKS_4 = {"72": "48 + 24 = 72 ✓", "56": "56 - 46 = 10 ✓", "1024": "2^10 = 1024 ✓",

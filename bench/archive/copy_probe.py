@@ -5,14 +5,14 @@ in which --copy of the sequences are copying drills (this probe's own three form
 "List the words:", "Say it back."; k2rl.bootstrap.copying has the recipe's four), --judge are
 scripted judgments and the rest expert demonstrations, then measures the share of 100 drills
 copied exactly (teacher-forced greedy) and, per family, the check lines written
-(bench/judge_skill.py, eval split, --n judgments). Results: --out (JSON); the model beside it.
+(bench/archive/judge_skill.py, eval split, --n judgments). Results: --out (JSON); the model beside it.
 
-    PYTHONPATH=. .venv/bin/python bench/copy_probe.py --steps 150 --copy 0.25 --judge 0.25
+    PYTHONPATH=. .venv/bin/python bench/archive/copy_probe.py --steps 150 --copy 0.25 --judge 0.25
 """
 import sys, json, math, time, argparse, tempfile
 import numpy as np, torch
 from pathlib import Path
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import envs  # noqa
 from critic.rubrics import load_rubrics
 from k2rl.config import DefaultModelConfig

@@ -1,7 +1,7 @@
 """Probe: is the default judge's instruction family capped by the default model's size?
 
 The instruction checks of the 3.4 M-parameter default stay at chance through every layout tried
-(bench/README.md, "Two more instruction check layouts"). This probe builds the default recipe
+(bench/archive/notebook.md, "Two more instruction check layouts"). This probe builds the default recipe
 (recipe 11: the warm-start, then the 200-step judging phase, the same data mixture, steps, batch
 and schedule) at larger sizes, which a 2-core CPU cannot build inside `make train`'s time, and
 measures each build before any RL:
@@ -16,12 +16,12 @@ Generation and verdict scores come from the Hugging Face model itself (`hf_gener
 has torch and transformers only. `--model DIR` measures an existing build the same way (the
 CPU-built default, to tie these figures to the vLLM path's).
 
-    PYTHONPATH=. python bench/judge_capacity.py --pairs bench/results/heldout_pairs_judge_corr.jsonl \
+    PYTHONPATH=. python bench/archive/judge_capacity.py --pairs bench/results/heldout_pairs_judge_corr.jsonl \
         --size mid --device cuda --out results.json
-    PYTHONPATH=. python bench/judge_capacity.py --pairs ... --model ~/.cache/k2rl/models/qwen2-char-X
-    PYTHONPATH=. python bench/judge_capacity.py --pairs ... --size default \
+    PYTHONPATH=. python bench/archive/judge_capacity.py --pairs ... --model ~/.cache/k2rl/models/qwen2-char-X
+    PYTHONPATH=. python bench/archive/judge_capacity.py --pairs ... --size default \
         --start ~/.cache/k2rl/models/qwen2-char-3b0a00d8ebfe --judge-steps 1500 [--save DIR]
-    PYTHONPATH=. python bench/judge_capacity.py --pairs ... --size default --judge-steps 0 --save W
+    PYTHONPATH=. python bench/archive/judge_capacity.py --pairs ... --size default --judge-steps 0 --save W
 
 `--start` continues a warm-started build (recipe 11's, before its judging phase) for a judging
 phase of `--judge-steps` (0: the warm-start alone); `--save DIR` keeps the model; `--judgments F`
@@ -29,7 +29,7 @@ writes every judgment, with the judge's own working, to F. The instruction check
 own (envs/instructions.py): `--instr-bounds` and `--misspell-rate` set their options (the
 "local" layout this probe once patched in is `--instr-bounds`).
 
-Results: bench/results/judge_capacity.json (one entry per model measured).
+Results: bench/archive/results/judge_capacity.json (one entry per model measured).
 """
 from __future__ import annotations
 

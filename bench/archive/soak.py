@@ -1,9 +1,9 @@
 """A long run of configs/tiny.yaml: seconds per step, Redis memory and every process's RSS, from
 the start to the end; and a tracemalloc profile of the hybrid worker's growth.
 
-    python bench/soak.py [--steps 3000] [--minutes 25] [--label after] [--root DIR]
-                         [--out bench/results/soak.json] [key.sub=value ...]
-    python bench/soak.py --profile [--steps 400] [--label profile]
+    python bench/archive/soak.py [--steps 3000] [--minutes 25] [--label after] [--root DIR]
+                         [--out bench/archive/results/soak.json] [key.sub=value ...]
+    python bench/archive/soak.py --profile [--steps 400] [--label profile]
 
 Run mode: `k2rl train configs/tiny.yaml train.steps=STEPS` in a child process (with the
 overrides given), watched from outside every `--every` seconds: the step (metrics.jsonl), Redis's
@@ -32,7 +32,7 @@ list per step, the newest `redis.keep_steps` kept), with its metrics.jsonl as th
 Redis's used_memory per step, so the before/after figure comes from the same trajectories.
 
 Results go into `--out` under `--label` (other labels are kept). Run it niced on a shared
-machine: `nice -n 15 python bench/soak.py ...`.
+machine: `nice -n 15 python bench/archive/soak.py ...`.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 
@@ -391,7 +391,7 @@ def main() -> None:
     p.add_argument("--every", type=float, default=5.0, help="seconds between samples")
     p.add_argument("--root", type=Path, default=ROOT, help="the k2rl checkout to run")
     p.add_argument("--label", default=None, help="key in --out (default: after / profile)")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "archive" / "results" / "soak.json")
     p.add_argument("--profile", action="store_true", help="tracemalloc of an in-process worker")
     p.add_argument("--layouts", type=Path, help="Redis bytes per step of a soak's stored steps, "
                                                 "the layout before and after")

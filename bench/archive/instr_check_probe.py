@@ -1,7 +1,7 @@
 """Probe: would another layout of the instruction check let the default judge read the reply?
 
 The instruction check lists the reply's words numbered ("1 navy+ 2 green+"), and the 3.4 M-parameter
-default writes the topic's commonest words instead (bench/README.md, "Why the checks fail"): a list
+default writes the topic's commonest words instead (bench/archive/notebook.md, "Why the checks fail"): a list
 whose words are split by numbers gives a copying attention no context to match. This probe tries
 the layout a small copier should find easiest, the reply echoed verbatim first (each next character
 follows the one just written, as in the reply right above), then a mark per word, then the findings,
@@ -18,10 +18,10 @@ phase's 200 steps (k2rl.bootstrap.sft.judging_phase, the default's share and rat
 counts: the finding right (": yes" exactly when the reply meets every constraint), the line exact,
 and pairs whose expert reply got "yes" and wrong reply "no".
 
-    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --train --check echo --out DIR
-    PYTHONPATH=. .venv/bin/python bench/instr_check_probe.py --free DIR --check echo [--n 60]
+    PYTHONPATH=. .venv/bin/python bench/archive/instr_check_probe.py --train --check echo --out DIR
+    PYTHONPATH=. .venv/bin/python bench/archive/instr_check_probe.py --free DIR --check echo [--n 60]
 
-Results: bench/results/instr_check_probe.json (one entry per --free model).
+Results: bench/archive/results/instr_check_probe.json (one entry per --free model).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """What the judge's own check lines get right, read from `k2rl critic eval --show N` output.
 
     .venv/bin/k2rl critic eval --model MODEL --run RUN --show 1000 > show.txt
-    python bench/judge_lines.py show.txt [more.txt ...] [--out bench/results/judge_lines.json]
+    python bench/archive/judge_lines.py show.txt [more.txt ...] [--out bench/archive/results/judge_lines.json]
 
 For each file (one model on one run's fixed held-out pairs), per task:
 - marks (arithmetic, chat): each position a result or fact check compares ("58=", "57!") read

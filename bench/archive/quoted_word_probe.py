@@ -1,6 +1,6 @@
 """Probe: can the default model learn to find a quoted word among a reply's words?
 
-The instruction judge's last failure (bench/README.md, "Misspelled wrong replies, bounds beside
+The instruction judge's last failure (bench/archive/notebook.md, "Misspelled wrong replies, bounds beside
 counts"): it lists the reply's words ("1 TEA+ 2 WATER+") and then writes the quoted-word
 finding ("no 'tea' yes") without looking the quoted word up among them. A draft that marked
 the listed word equal to the quoted one ("1 navy*+") learnt to mark the *first* word whenever
@@ -30,9 +30,9 @@ batches of 32 scripted instruction judgments whose prompts all quote a word
 checks): each finding's yes/no and each listed word's mark ("*" or not) as the model ranks
 them, by whether the word is there, its position and the reply's case.
 
-    PYTHONPATH=. .venv/bin/python bench/quoted_word_probe.py --layout shuffled [--steps 150]
+    PYTHONPATH=. .venv/bin/python bench/archive/quoted_word_probe.py --layout shuffled [--steps 150]
 
-Results: bench/results/quoted_word_probe.json (one entry per layout and model).
+Results: bench/archive/results/quoted_word_probe.json (one entry per layout and model).
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ import torch
 from transformers import AutoModelForCausalLM
 
 import envs.instructions as instructions
-from bench.judge_skill import runs
+from bench.archive.judge_skill import runs
 from critic.rubrics import load_rubrics
 from envs.base import check_line
 from k2rl.bootstrap.sft import bucketed_nll_backward, make_judge_envs

@@ -7,10 +7,10 @@ when every one of its tokens is the model's greedy choice (greedy decoding would
 exactly), its finding when the tokens after its last ":" are; the verdict likewise. The own
 answer is the script's (the right one), so this measures checking and deciding, not solving.
 
-    PYTHONPATH=. .venv/bin/python bench/judge_skill.py [--model DIR] [--n 100] [--out FILE]
+    PYTHONPATH=. .venv/bin/python bench/archive/judge_skill.py [--model DIR] [--n 100] [--out FILE]
 
 Default model: the embedded default's cached build (what `make train` builds). Results go to
-bench/results/judge_skill.json (one entry per model, keyed by its path).
+bench/archive/results/judge_skill.json (one entry per model, keyed by its path).
 """
 from __future__ import annotations
 

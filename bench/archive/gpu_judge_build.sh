@@ -2,8 +2,8 @@
 # One call on a lent GPU (the device tool runs it in the repository root, $OUT coming back): the
 # CUDA tests, then the default recipe's build measured at several lengths of its judging phase:
 # the warm-start from scratch, then judging phases of 200 (the default), 600 and 1500 steps
-# continuing it, each measured by bench/judge_capacity.py on the seed-0 default run's held-out
-# pairs (bench/README.md, "Misspelled wrong replies, bounds beside counts"). Carry .whl/
+# continuing it, each measured by bench/archive/judge_capacity.py on the seed-0 default run's held-out
+# pairs (bench/archive/notebook.md, "Misspelled wrong replies, bounds beside counts"). Carry .whl/
 # (gymnasium 1.4.0 and farama-notifications 0.0.6 wheels, pip download --no-deps; git-ignored).
 #   RECIPE    names the results (default "recipe 11")
 #   CAP_ARGS  judge_capacity.py options for every build, e.g. the instruction scripts' options:
@@ -11,7 +11,7 @@
 #   LENGTHS   the judging phases measured; LRX2=1 adds 600 steps at twice the rate
 #   KEEP=1    brings the warm-start and the longest build (with its recipe.json) back;
 #             NO_TESTS=1 skips the CUDA tests
-# STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/gpu_judge_build.sh: a CPU smoke run.
+# STEPS_SCALE=0.005 PAIRS=small.jsonl OUT=/tmp/x bash bench/archive/gpu_judge_build.sh: a CPU smoke run.
 # Run from another checkout's root (with this script and judge_capacity.py copied in), it
 # measures that checkout's recipe.
 set -u
@@ -32,7 +32,7 @@ if [ "$S" = 1 ] && [ -z "${NO_TESTS:-}" ]; then
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
     timeout 120 $PY -m pytest -q -p no:cacheprovider tests/k2rl/test_cuda.py 2>&1 | tee "$OUT/tests.txt" | tail -4
 fi
-cap() { $PY bench/judge_capacity.py --pairs "$P" --size default --out "$J" --steps-scale "$S" ${CAP_ARGS:-} "$@" \
+cap() { $PY bench/archive/judge_capacity.py --pairs "$P" --size default --out "$J" --steps-scale "$S" ${CAP_ARGS:-} "$@" \
     2>&1 | grep -v Warning | tail -2; }
 T=${R// /}
 cap --judge-steps 0 --save $W --name "$R warm-start" --judgments "$OUT/j0$T.txt"

@@ -1,6 +1,6 @@
 """Which constraint did the instruction judge miss? Read from its printed judgments.
 
-Reads the judgments `k2rl critic eval --show N --log F` or `bench/judge_capacity.py --judgments F`
+Reads the judgments `k2rl critic eval --show N --log F` or `bench/archive/judge_capacity.py --judgments F`
 write, and the held-out pairs they judged. For each instruction pair it finds the prompt's
 constraint spec (the eval split of k2rl/Instructions-v1, redrawn until every prompt is found) and
 asks the verifier (`rewards.instructions.satisfied`) which constraints the rejected reply
@@ -10,9 +10,9 @@ breaks. It then counts:
   check says "no" (caught) or not (missed);
 - the pairs by the set of constraints the rejected reply breaks, judged right or wrong.
 
-    .venv/bin/python bench/instr_findings.py JUDGMENTS.txt bench/results/heldout_pairs_judge_corr.jsonl
+    .venv/bin/python bench/archive/instr_findings.py JUDGMENTS.txt bench/results/heldout_pairs_judge_corr.jsonl
 
-(bench/README.md, "Finding the quoted word", has its figures.)
+(bench/archive/notebook.md, "Finding the quoted word", has its figures.)
 """
 from __future__ import annotations
 

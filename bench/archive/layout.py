@@ -1,6 +1,6 @@
 """Counts of the code's layout, read from the source (ast): what issue 30's closing note compares.
 
-    python bench/layout.py [--root DIR] [--label before|after] [--out bench/results/layout.json]
+    python bench/archive/layout.py [--root DIR] [--label before|after] [--out bench/archive/results/layout.json]
 
 For the packages k2rl, envs, rewards and critic under DIR (default: this checkout): modules per
 folder, import arrows among them (an arrow is "module A imports module B", at module level or
@@ -171,11 +171,11 @@ def measure(root: Path) -> dict:
 
 
 def main() -> None:
-    here = Path(__file__).resolve().parents[1]
+    here = Path(__file__).resolve().parents[2]
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--root", type=Path, default=here)
     p.add_argument("--label", default="after")
-    p.add_argument("--out", type=Path, default=here / "bench/results/layout.json")
+    p.add_argument("--out", type=Path, default=here / "bench/archive/results/layout.json")
     args = p.parse_args()
     result = measure(args.root.resolve())
     saved = json.loads(args.out.read_text()) if args.out.exists() else {}

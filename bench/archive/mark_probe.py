@@ -7,9 +7,9 @@ only (training-split prompts, k2rl.step.critic_demos), 32 a step at `LR`, and ev
 counts, teacher-forced on 60 judgments of eval-split prompts, the marks by what the script has
 and what the model puts first ("=!": the script has "=", the model "!").
 
-    PYTHONPATH=. .venv/bin/python bench/mark_probe.py MODEL_DIR STEPS LR > bench/results/mark_probe.txt
+    PYTHONPATH=. .venv/bin/python bench/archive/mark_probe.py MODEL_DIR STEPS LR > bench/archive/results/mark_probe.txt
 
-(`bench/results/mark_probe.txt`: recipe 11's build, 200 steps at 1e-3, 2026-11-26.)
+(`bench/archive/results/mark_probe.txt`: recipe 11's build, 200 steps at 1e-3, 2026-11-26.)
 """
 import collections
 import sys
@@ -18,14 +18,14 @@ import time
 import numpy as np
 import torch
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 import envs
 from critic.rubrics import load_rubrics
 from k2rl.config import ModelConfig
 from k2rl.lm.chat import load_tokenizer
 from k2rl.bootstrap.sft import make_judge_envs, bucketed_nll_backward
 from k2rl.step.critic_demos import critic_demonstration
-from bench.judge_skill import runs
+from bench.archive.judge_skill import runs
 from transformers import AutoModelForCausalLM
 path = sys.argv[1]; steps = int(sys.argv[2]); lr = float(sys.argv[3])
 tok = load_tokenizer(path)

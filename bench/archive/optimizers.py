@@ -1,9 +1,9 @@
 """AdamW against Muon on the default run: held-out accuracy at the same step count.
 
-    python bench/optimizers.py [key=value ...]      (extra overrides go to both runs)
+    python bench/archive/optimizers.py [key=value ...]      (extra overrides go to both runs)
 
 Runs `k2rl train` twice on the embedded default, identical but for `train.optimizer`, and
-writes bench/results/optimizers.json with each run's held-out accuracy at every evaluation.
+writes bench/archive/results/optimizers.json with each run's held-out accuracy at every evaluation.
 Muon uses `adjust_lr_fn="match_rms_adamw"`, so both runs share the learning rate.
 """
 import json
@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(optimizer: str, root: Path, extra: list[str]) -> dict:

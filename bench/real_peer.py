@@ -6,7 +6,7 @@ RL step, greedy held-out accuracy before and after the same number of steps, pea
     python bench/real_peer.py --steps 1 --prompts 1 --k 2 --eval-prompts 2 --budget 16 \\
                               --model PATH_OF_A_FEW_LAYER_CUT                  # a smoke run
 
-The run is configs/smollm2.yaml's (k2rl/WordSums-v0 and k2rl/ShortWriting-v0 at equal weights,
+The run is configs/smollm2.yaml's (k2rl/WordSums-v0 and k2rl/ShortWriting-v1 at equal weights,
 K=8, 16 prompts a step, temperature 0.7, lr 5e-5, one optimizer step a batch, bf16 autocast),
 with `--steps`, `--prompts`, `--k`, `--eval-prompts` and `--budget` laid over it. Each part runs
 in a child process of its own, so that neither memory nor vLLM state mixes, and the peak

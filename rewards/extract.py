@@ -42,15 +42,26 @@ nested quantifiers (``tests/rewards/test_real_styles.py`` reads a 64k-character 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 
 FORMATS = ("auto", "boxed", "tag", "gsm8k", "last_number", "bare")
 
 # Controls other than whitespace, and format characters: nothing a reader sees (the same set
 # as rewards.instructions).
-_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u180b-\u180f"
-                        r"\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
-                        r"\ufff9-\ufffb\U000e0000-\U000e0fff]")
+_INVISIBLE_CHARS = (r"\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u180b-\u180f"
+                    r"\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                    r"\ufff9-\ufffb\U000e0000-\U000e0fff")
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+# Parts of a glyph a reader sees: an emoji's variation selector after a symbol ("✔️" is
+# U+2714 U+FE0F), and the joiner between two emoji ("👨‍👩‍👧"). They are blanked (a space each,
+# offsets kept) before the check for invisible characters. After a letter or digit (a keycap
+# "7\ufe0f\u20e3", "7\ufe0f2"), after a space or at the start, they stay hidden characters.
+_EMOJI = r"\u2190-\u21ff\u2300-\u23ff\u2460-\u27bf\u2900-\u297f\u2b00-\u2bff\U0001f000-\U0001faff"
+_EMOJI_JOINER = re.compile(f"(?<=[{_EMOJI}\ufe0f])\u200d(?=[{_EMOJI}])")
+_GLYPH_SELECTOR = re.compile(f"(?<=[^\\w\\s{_INVISIBLE_CHARS}])[\ufe0e\ufe0f]")
+# Marks after an answer that say it is wrong: "Answer: B ❌" is negated, not B.
+_CROSS_MARKS = frozenset("❌❎✗✘⛔🚫👎")
 _BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 _BRACE = re.compile(r"(?<!\\)[{}]")
 _TAG = re.compile(r"<(/?)answer>", re.IGNORECASE)
@@ -75,11 +86,18 @@ _TWO_LETTER_WORDS = {"is", "or", "so", "it", "to", "of", "in", "be", "an", "as",
                      "km", "kg", "mg", "ml", "hr", "ft", "yd", "lb", "oz", "mi"}
 _MATH_NAMES = {"sin", "cos", "tan", "cot", "sec", "csc", "log", "exp", "sqrt", "lim", "max",
                "min", "gcd", "lcm", "mod", "frac", "pi", "inf"}
+# A date's month and day before its year: "July 20, 1969" states the year, "20, 1969" is no value.
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+          r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DAY_OF_MONTH = re.compile(r"\s*[0-9]{1,2}(?:st|nd|rd|th)?,[ \t]*(?=[0-9]{4}\s*$)")
+_DATE_BEFORE = re.compile(rf"\b{_MONTH}\.?[ \t]+[0-9]{{1,2}}(?:st|nd|rd|th)?,[ \t]*$",
+                          re.IGNORECASE)
 _LETTERS = re.compile(r"[A-Za-z]{2,}(?:['’][A-Za-z]+)?")
 # A reply that gives its answer on its first line, then explains it under a label ("Explanation:",
-# "**Reasoning:**", a "### Rationale" heading).
+# "**Reasoning:**", a "### Rationale" heading, "Here's why:", "Why:").
 _ANSWER_THEN_EXPLANATION = re.compile(
-    r"([^\n]+)\n[\s>*#]*(?:explanation|justification|reasoning|rationale)\b[ \t*]*(?::|\n)",
+    r"([^\n]+)\n[\s>*#]*(?:explanation|justification|reasoning|rationale|why"
+    r"|here(?:'s|’s|\s+is)\s+(?:why|how|the\s+(?:explanation|reasoning)))\b[ \t*]*(?::|\n)",
     re.IGNORECASE)
 # A line that starts a check of the answer given above it: "Check: 48 + 24 = 72 ✓",
 # "**Verification:** ...", "Double-check (substituting back): ...". Its numbers are not answers.
@@ -105,6 +123,8 @@ _WORDS_NEAR = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _WRAPPERS = (("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("$$", "$$"), ("$", "$"),
              ("\\(", "\\)"), ("\\[", "\\]"), ("`", "`"), ('"', '"'), ("“", "”"), ("'", "'"),
              ("‘", "’"))
+# LaTeX spacing before a unit in text: "72\\,\\text{clips}", "72\\ \\text{clips}".
+_SPACE_BEFORE_UNIT = re.compile(r"(?<=[0-9])(?:\s|\\[,;: ])+(?=\\(?:text|mathrm|mbox)\s*\{)")
 _COMMAND_WRAPPER = re.compile(r"\\(?:boxed|fbox|text|textbf|mathrm|mathbf|mbox)[ \t]*\{")
 # A phrase's answer is read to its clause's end, or this many characters.
 MAX_ANSWER_CHARS = 200
@@ -261,6 +281,8 @@ def clean(text: str) -> str:
     ('(B) Paris', '3.5', '6!', '72', '(1, 2]')
     >>> clean("*Paris*"), clean("Paris*"), clean("\\\\quad 72\\\\,")
     ('Paris', 'Paris', '72')
+    >>> clean("**72**!"), clean("Paris! 🇫🇷"), clean("**B. Paris** ✅"), clean("n!"), clean("90°")
+    ('72', 'Paris', 'B. Paris', 'n!', '90°')
 
     Each layer is peeled by moving the bounds ``a``..``b`` of ``text``: the braces are matched
     once, however many boxes are nested (a 64k reply of nested boxes costs one pass).
@@ -268,7 +290,7 @@ def clean(text: str) -> str:
     a, b, closing = 0, len(text), None
     for _ in range(MAX_CLEANING):
         before = (a, b)
-        a, b = _stripped(text, a, b)
+        a, b = _stripped(text, *_without_trailing_marks(text, a, b))
         a += 2 if text.startswith("**", a, b) else 0
         b -= 2 if b - a >= 2 and text.endswith("**", a, b) else 0
         a, b = _without_spacing(text, *_stripped(text, a, b))
@@ -296,6 +318,26 @@ def clean(text: str) -> str:
         if (a, b) == before:
             break
     return text[a:b].strip()
+
+
+def _is_symbol(char: str) -> bool:
+    """Whether ``char`` is an emoji or symbol a reply puts after its answer (Unicode So, a
+    non-ASCII Sk such as a skin tone, a regional indicator of a flag); not "°", a unit."""
+    category = unicodedata.category(char)
+    return char != "°" and (category == "So" or category == "Sk" and char > "\x7f")
+
+
+def _without_trailing_marks(text: str, a: int, b: int) -> tuple[int, int]:
+    """The bounds of ``text[a:b]`` without emoji and symbols at its end ("Paris 🗼", "B ✅"),
+    nor an exclamation mark after emphasis or a word ("**72**!", "Paris!"; "6!" and "n!"
+    are factorials and stay). One step back per character removed."""
+    while b > a and (text[b - 1].isspace() or _is_symbol(text[b - 1])):
+        b -= 1
+    if b - a >= 2 and text[b - 1] == "!" and (
+            text[b - 2] in "*_`$\"”'’" or b - a >= 3 and text[b - 3:b - 1].isalpha()
+            and text[b - 3:b - 1].isascii()):
+        b -= 1
+    return a, b
 
 
 def _stripped(text: str, a: int, b: int) -> tuple[int, int]:
@@ -392,8 +434,13 @@ def _last_math_run(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The last run of ``text[start:end]`` between prose words that holds a digit."""
     words = [(s + start, e + start) for s, e in _words(text[start:end])]
     bounds = [start] + [i for span in words for i in span] + [end]
-    for s, e in reversed(list(zip(bounds[::2], bounds[1::2]))):
+    gaps = list(zip(bounds[::2], bounds[1::2]))
+    for k in range(len(gaps) - 1, -1, -1):
+        s, e = gaps[k]
         if any(c.isdigit() for c in text[s:e]):
+            day = _DAY_OF_MONTH.match(text, s, e)
+            if day and k and re.fullmatch(_MONTH, text[slice(*words[k - 1])], re.IGNORECASE):
+                s = day.end()  # "on July 20, 1969": the year
             return s, e
     return None
 
@@ -403,8 +450,8 @@ def value(text: str) -> str | None:
 
     >>> value("So she sold 72 clips."), value("48 + 24 = 72 clips in all"), value("1,000 dollars")
     ('72', '72', '1,000')
-    >>> value("x = 4"), value("Paris"), value("$72")
-    ('x = 4', None, '72')
+    >>> value("x = 4"), value("Paris"), value("$72"), value("It landed on July 20, 1969.")
+    ('x = 4', None, '72', '1969')
     """
     text = clean(text)
     return _value_at(text, value_span(text))
@@ -415,7 +462,11 @@ def _value_at(text: str, span: tuple[int, int] | None) -> str | None:
     if span is None:
         return None
     found = clean(text[span[0]:span[1]].strip().strip(",;:"))
-    found = found.removeprefix("\\$") if found.count("$") % 2 == 0 else found.replace("$", "")
+    if found.startswith("\\$"):  # "\\boxed{\\$18}": an escaped dollar sign
+        found = found[2:]
+    elif found.count("$") % 2:
+        found = found.replace("$", "")
+    found = _SPACE_BEFORE_UNIT.sub(" ", found)  # "72\\,\\text{clips}" -> "72 \\text{clips}"
     return found.replace("−", "-").strip() or None
 
 
@@ -496,9 +547,12 @@ def _read(text: str, spans: list[tuple[int, int]], how: str) -> Extracted | None
     prose = found is not None and is_prose(text[tail:at + len(answer)])
     # Hedges and negations are read around the value where prose holds one.
     focus = (tail + found[0], tail + found[1]) if prose else (start, end)
+    date = _DATE_BEFORE.search(text, max(0, focus[0] - 20), focus[0]) if prose else None
+    focus = (date.start(), focus[1]) if date else focus  # "not on July 20, 1969"
+    crossed = not _CROSS_MARKS.isdisjoint(text[at + len(answer):end])  # "B ❌"
     return Extracted(answer, _value_at(text[tail:at + len(answer)], found), start, end, how,
                      hedged=_differ(text, spans) or hedged_at(text, *focus),
-                     negated=negated_at(text, *focus)
+                     negated=crossed or negated_at(text, *focus)
                      or bool(_NEGATION.search(answer.split(None, 1)[0])))
 
 
@@ -602,7 +656,10 @@ def final_answer(reply: str, fmt: str = "auto") -> Extracted | None:
     """
     if fmt not in FORMATS:
         raise ValueError(f"answer format must be one of {FORMATS}, got {fmt!r}")
-    if not isinstance(reply, str) or _INVISIBLE.search(reply):
+    if not isinstance(reply, str):
+        return None
+    reply = _GLYPH_SELECTOR.sub(" ", _EMOJI_JOINER.sub(" ", reply))  # "✔️": one glyph
+    if _INVISIBLE.search(reply):
         return None
     offset = _answer_part(reply)
     if offset is None:

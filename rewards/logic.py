@@ -46,6 +46,8 @@ _LIST_MARK = re.compile(r"[ \t]*[-*•+][ \t]+")
 MAX_STEP_CHARS = 200
 # What an answer ends with: marks after it (a period, a tick) are not arithmetic.
 _LAST_TERM = re.compile(r"[\w)=]")
+# A line that continues the expression above it: "= 5 × 4 × 2", "**Result:** 40".
+_RESULT_LABEL = re.compile(r"[ \t*_>]*(?:result|total|value)[ \t*_]*:[ \t*_]*", re.IGNORECASE)
 _BIN_OPS = {
     ast.Add: lambda x, y: x + y,
     ast.Sub: lambda x, y: x - y,
@@ -161,6 +163,31 @@ def _expression(text: str, target: int) -> str:
     return runs[-1] if runs else text
 
 
+def continued_chain(text: str) -> str | None:
+    """The last line of ``text`` above which lines start with "=" (or "Result:"), joined to
+    the line they continue: one chain for ``_strip_stated_result`` to check; None if none.
+
+    >>> continued_chain("((8 − 3) × 4) × 2\\n= 5 × 4 × 2\\n= 40")
+    '((8 − 3) × 4) × 2 = 5 × 4 × 2 = 40'
+    >>> continued_chain("**Expression:** `(8 - 3) * 4 * 2`\\n**Result:** 40")
+    '**Expression:** `(8 - 3) * 4 * 2` = 40'
+    >>> continued_chain("8 * 5 = 40"), continued_chain("= 40")
+    (None, None)
+    """
+    lines = text.rstrip().rsplit("\n", MAX_STEPS + 1)
+    tail: list[str] = []
+    while len(lines) > 1 and len(tail) < MAX_STEPS:
+        label = _RESULT_LABEL.match(lines[-1])
+        line = "= " + lines[-1][label.end():] if label else lines[-1].strip()
+        if not line.startswith("="):
+            break
+        tail.append(line.strip())
+        lines.pop()
+    if not tail or not lines[-1].strip():
+        return None
+    return " ".join([lines[-1].strip()] + tail[::-1])
+
+
 def _solves_by_steps(steps: list[tuple[str, int]], numbers: list[int], target: int) -> bool:
     """True if ``steps`` (expression, stated result) use ``numbers`` once each and end at
     ``target``: each step draws on the numbers left (results of earlier steps included)."""
@@ -228,6 +255,10 @@ def solves_countdown(response: str, numbers: list[int], target: int, fmt: str = 
             return True
     # Steps: inside a marked answer, or the reply's own last ones where nothing is marked.
     marked = found.how not in ("phrase", "last_line")
+    chain = None if marked else continued_chain(response[:found.end])
+    result = evaluate_countdown(_expression(chain, target)) if chain else None
+    if result is not None and result[0] == target and Counter(result[1]) == Counter(numbers):
+        return True  # "(8 - 3) × 4 × 2" then "= 5 × 4 × 2", "= 40" on lines of their own
     steps = last_steps(found.text if marked else response[:found.end])
     # Trials may run straight into the steps: any tail of the block may be the solution.
     return any(_solves_by_steps(steps[i:], numbers, target) for i in range(len(steps)))

@@ -15,15 +15,25 @@ from rewards.extract import Extracted, final_answer
 
 # An option as a reply states it: "B", "(B)", "[B]", "B.", "B)", "Option B", "B. Paris",
 # "(B) Paris".
+# "B, Paris." and "B (Paris)" too: a comma or a bracketed note after the letter.
 _CHOICE = re.compile(r"(?:(?:option|choice)\s+)?(?:\(([A-Z])\)(?:\s*[.:—–-]?\s+\S.*)?"
-                     r"|\[([A-Z])\]|([A-Z])(?:(?:[.:)]|\s+[—–-])\s+\S.*|[.:)])?)",
+                     r"|\[([A-Z])\]|([A-Z])(?:(?:[.:),]|\s+[—–-])\s+\S.*|\s+\([^()]+\)|[.:)])?)",
                      re.IGNORECASE | re.DOTALL)
+# A lone capital letter, as an option is named: "B, C" names two.
+_LONE_LETTER = re.compile(r"(?<![A-Za-z'’])[A-Z](?![A-Za-z'’])")
+# Bold around an option or a text answer inside a sentence: "The answer is **B**: Paris ...".
+_BOLD = re.compile(r"\*\*|__")
+# "That's B — Paris", "It is (B)": a pointer before the option.
+_POINTER = re.compile(r"(?:that|it|this)(?:['’]s|\s+is|\s+would\s+be)\s+", re.IGNORECASE)
 # An option named last in a sentence: "I'd go with B.", "..., so (B)."
 _LAST_OPTION = re.compile(r"(?:^|\s)\(?([A-H])\)?[.!]?$")
 # Another option named in the text after the chosen one: "A. London, B. Paris".
 _ANOTHER_OPTION = re.compile(r"\([A-Z]\)|\[[A-Z]\]|(?<![A-Za-z])[A-Z][.)](?:\s|$)")
 # A sentence that ends with its answer: "The capital of France is Paris.", "That would be Paris."
-_COPULA = r"(?:.*\s)?(?:is|are|was|were|(?:would|should|must|will)\s+be)\s+|(?:.*\s)?\w+'s\s+"
+_COPULA = (r"(?P<lead>(?:.*\s)?(?:is|are|was|were|(?:would|should|must|will)\s+be|stands\s+for"
+           r"|refers\s+to)\s+|(?:.*\s)?\w+'s\s+)")
+# A question-and-answer label before the answer: "A: Paris".
+_ANSWER_LABEL = re.compile(r"a:\s+")
 # Emphasis and quotes inside a sentence: "The capital is **Paris**."
 _EMPHASIS = re.compile(r"\*\*|__|`|[\"“”]")
 # A remark in brackets after the answer.
@@ -93,8 +103,12 @@ def _states(text: str, answer: str) -> bool:
     if not answer:
         return False
     text = _REMARK.sub("", text)  # "Jupiter (the fifth planet)"
-    if text == answer or re.fullmatch(f"(?:{_COPULA}){re.escape(answer)}", text):
+    text = text[_ANSWER_LABEL.match(text).end():] if _ANSWER_LABEL.match(text) else text
+    if text == answer:
         return True
+    said = re.fullmatch(f"{_COPULA}{re.escape(answer)}", text)
+    if said is not None:  # "O stands for oxygen"; not "It is not true that it is Paris"
+        return not _DENIAL.search(said.group("lead"))
     chosen = re.fullmatch(f"{_CHOOSING}{re.escape(answer)}", text)
     if chosen is not None:
         return not _DENIAL.search(chosen.group("lead"))
@@ -118,9 +132,30 @@ def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[
         found = _answer(response, fmt)
         number = _NUMBER.fullmatch(str(answer).strip()) is not None
         out.append(float(found is not None and (
-            states(found.text, str(answer))
+            states(found.text, str(answer)) or bold_answer(found.text) == normalise(str(answer))
             or number and found.value is not None and found.value == str(answer).strip())))
     return out
+
+
+def bold_answer(text: str) -> str | None:
+    """The one bold span of ``text``'s last sentence, normalised, where that sentence neither
+    denies nor hedges ("The capital of Australia is actually **Canberra**."); else None.
+
+    >>> bold_answer("The Statue of Liberty is in **New York**."), bold_answer("It's **Paris**!")
+    ('new york', 'paris')
+    >>> bold_answer("Not **Paris**"), bold_answer("**Paris** or **Lyon**"), bold_answer("a **b**?")
+    (None, None, None)
+    >>> bold_answer("It is in **New York"), bold_answer("**Paris** and **Lyon**")  # clean's end
+    ('new york', None)
+    """
+    ends = [m.end() for m in re.finditer(r"[.?!;](?=\s)|\n", text.strip())]
+    sentence = text.strip()[ends[-1] if ends else 0:]
+    marks = sentence.count("**")  # one where the closing marks ended the reply (``clean``)
+    if not (marks == 2 or marks == 1 and not sentence.startswith("**")) or "?" in sentence or (
+            _DENIAL.search(sentence.lower()) or re.search(r"\bor\b", sentence, re.IGNORECASE)):
+        return None
+    bold = sentence.split("**")[1]
+    return normalise(bold) if bold.strip() and len(bold) <= 100 else None
 
 
 def chosen_option(text: str) -> str | None:
@@ -130,12 +165,16 @@ def chosen_option(text: str) -> str | None:
     ['B', 'B', 'B', 'B', 'B', 'B']
     >>> [chosen_option(t) for t in ["A B", "(A)(B)", "A. London, B. Paris", "all of them"]]
     [None, None, None, None]
+    >>> [chosen_option(t) for t in ["B, Paris", "B (Paris)", "B, C", "B (not A)", "B (C)"]]
+    ['B', 'B', None, None, None]
     """
     match = _CHOICE.fullmatch(text.strip())
     if match is None:
         return None
     group = next(g for g in (1, 2, 3) if match.group(g))
     letter, rest = match.group(group), text.strip()[match.end(group):]
+    if rest.lstrip().startswith((",", "(")) and _LONE_LETTER.search(rest):
+        return None  # "B, C", "B (or C)": a second letter
     return None if _ANOTHER_OPTION.search(rest) else letter.upper()
 
 
@@ -152,9 +191,13 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
     out = []
     for response, answer in zip(responses, answers):
         found = _answer(response, fmt)
-        letter = chosen_option(found.text) if found is not None else None
+        text = _BOLD.sub("", found.text) if found is not None else ""  # "**B**: Paris ..."
+        letter = chosen_option(text) if found is not None else None
         if letter is None and found is not None:  # "B is correct.", "I'd go with B."
-            letter = _subject_option(found.text) or _last_option(found.text)
+            letter = _subject_option(text) or _last_option(text)
+        pointer = _POINTER.match(text)
+        if letter is None and pointer is not None:  # "That's B — Paris"
+            letter = chosen_option(text[pointer.end():])
         out.append(float(letter is not None and letter == str(answer).strip().upper()))
     return out
 
@@ -171,6 +214,8 @@ def _last_option(text: str) -> str | None:
     if found is None:
         return None
     before = text.strip()[:found.start()]
+    if _DENIAL.search(before.lower()):
+        return None  # "It is not B"
     if _ANOTHER_OPTION.search(before) or re.search(r"(?<![A-Za-z'])[A-H](?![A-Za-z'])", before):
         return None
     return found.group(1)

@@ -86,3 +86,30 @@ def test_pathological_long_replies_get_an_answer_or_none(reply: str) -> None:
     # Speed is measured in a bench; here they must simply finish (linear patterns).
     found = final_answer(reply)
     assert found is None or isinstance(found.text, str)
+
+
+@pytest.mark.parametrize(("reply", "text"), [
+    ("**Final answer: 72** ✔️", "72"), ("So the answer is **72**!", "72"), ("Paris! 🇫🇷", "Paris"),
+    ("Answer: B ✅️", "B"), ("Family: 👨\u200d👩\u200d👧 72", "Family: 👨 👩 👧 72"),
+    ("The answer is 1024.\n\nHere's why: 2, 4, ..., 1024", "1024"),
+])
+def test_emoji_and_their_selectors_around_an_answer_are_glyphs(reply: str, text: str) -> None:
+    assert final_answer(reply).text == text
+
+
+@pytest.mark.parametrize("reply", [
+    "7\ufe0f\u20e3", "The answer is 7\ufe0f", "\ufe0f72", "7\u200d2", "🎉\u200d7", "72 \ufe0f",
+])
+def test_selectors_and_joiners_after_a_letter_digit_or_space_are_hidden(reply: str) -> None:
+    assert final_answer(reply) is None
+
+
+def test_a_cross_mark_after_an_answer_negates_it() -> None:
+    assert final_answer("Answer: 72 ❌").negated and final_answer("**B** ✗").negated
+
+
+@pytest.mark.parametrize("reply", ["✔️" * 32_000, "🎉" * 64_000, "7 " + "🇫🇷" * 32_000,
+                                   "👨\u200d" * 32_000 + "7"])
+def test_long_emoji_replies_finish(reply: str) -> None:
+    found = final_answer(reply)
+    assert found is None or isinstance(found.text, str)

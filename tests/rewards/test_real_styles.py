@@ -857,11 +857,71 @@ FIRST_SCORE_5 = {"math_equiv": (105, 128), "exact_int": (67, 83), "final_int": (
                  "unit_tests": (9, 9)}
 
 
-@pytest.mark.xfail(reason="first score of held-out set 5: math_equiv 105/128, exact_int and "
-                          "final_int 67/83, multiple_choice 11/17, exact_match 7/17, countdown "
-                          "11/14 are below 95% (unit_tests 9/9); no verifier changed since",
-                   strict=True)
+# Fixes that followed, each a general rule: a variation selector after a symbol ("✔️") or a
+# joiner between emoji is part of the glyph (after a letter or digit it stays hidden, so a
+# keycap "7️⃣" scores 0); emoji and symbols after an answer, "!" after bold or a word, and a
+# cross mark ("B ❌") negates; "Here's why:" / "Why:" after a first-line answer; "\$18" and
+# LaTeX spacing before a \text unit; bold around an option, "B, Paris", "B (Paris)", "That's
+# B"; a sentence's one bold span for exact_match, "stands for", "A: Paris", a date's year;
+# countdown's "= ..." / "Result:" lines continuing the expression above them.
 def test_fifth_held_out_set_scores() -> None:
     rates = held_out_5_rates()
     low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
     assert not low, f"fifth held-out set below 95%: {low}"
+
+
+# Hostile replies for those rules: each must still score 0.
+HOSTILE_5_NUMBERS = [  # gold 7
+    "The answer is 7\ufe0f\u20e3", "The answer is 7\u20e3", "\ufe0f7", "The answer is 7\ufe0f",
+    "7\u200d", "🎉\u200d7", "Answer: 7\u200d🎉", "Answer: 🎉\ufe0f7\ufe0f",
+    "So the answer is **6**! ✔️", "So the answer is **6** or **7**!", "The answer is not **7**!",
+    "Answer: 7 ❌", "**Final answer: 7** ❌", "7 🎉 or 6", "The answer is 6.\n\nHere's why: 3 + 4 = 7",
+    "The answer is 6 or 7.\n\nWhy: 3 + 4 = 7", "The answer is not 7.\n\nHere's why: 3 + 4 = 7",
+    "\\boxed{\\$6}", "\\boxed{\\$7 \\text{ or } \\$6}", "\\boxed{7\\,\\text{ or }\\,6}",
+    "\\[\n6\\,\\text{clips}\n\\]",
+]
+
+
+@pytest.mark.parametrize("reply", HOSTILE_5_NUMBERS)
+def test_the_fifth_sets_rules_let_no_hidden_or_hedged_number_through(reply: str) -> None:
+    assert math_equiv([reply], ["7"]) == [0.0]
+    assert exact_int([reply], [7]) == [0.0]
+    assert final_int([reply], [7]) == [0.0]
+    assert exact_match([reply], ["7"]) == [0.0]
+
+
+@pytest.mark.parametrize("reply", [
+    "The answer is **A**: Paris is the capital of France.", "B, C", "B (or C)", "B (not A)",
+    "That's not B — Paris!", "Option **B** is not correct.", "Answer: B ❌", "That's A or B",
+    "**B**: or C", "B, or maybe C", "B (Paris) or C", "That's B or C", "It is not B", "B, A",
+    "Answer: B\ufe0f",
+])
+def test_options_with_their_text_or_a_mark_are_still_one_option(reply: str) -> None:
+    assert multiple_choice([reply], ["B"]) == [0.0]
+
+
+@pytest.mark.parametrize(("gold", "reply"), [
+    ("Paris", "The capital is not **Paris**."), ("Paris", "It's **Paris** or **Lyon**."),
+    ("Paris", "**London** is bigger than **Paris**."), ("Paris", "Paris! 🇫🇷 or London"),
+    ("Paris", "Paris ❌"), ("Paris", "It is **London**, not Paris."),
+    ("oxygen", "O never stands for oxygen."),
+    ("oxygen", "It is not true that O stands for oxygen."),
+    ("Paris", "A: London"), ("Paris", "A: Paris or London"), ("Paris", "A: Paris, B: London"),
+    ("1969", "It did not happen on July 20, 1969."), ("1969", "It was July 20, 1968 or 1969."),
+    ("Canberra", "I'd guess **Sydney**, not Canberra."),
+    ("Paris", "Maybe **Paris**, or maybe not."),
+    ("Paris", "The capital is **Paris**?"), ("Paris", "Paris\ufe0f"),
+    ("Paris", "The capital isn't **Paris**."),
+])
+def test_a_bold_span_a_label_or_a_date_is_read_only_when_committed(gold: str, reply: str) -> None:
+    assert exact_match([reply], [gold]) == [0.0]
+
+
+@pytest.mark.parametrize("reply", [
+    "(8 - 3) * 4 * 2\n= 5 * 4 * 2\n= 41", "(8 - 3) * 4 * 3\n= 40",
+    "**Expression:** `(8 - 3) * 4 * 3`\n**Result:** 40", "**Result:** 40", "8 * 5\n= 40",
+    "(8 - 3) * 4 * 2\n= 5 * 9\n= 40", "(8 - 3) * 4 * 2 ❌", "(8 - 3) * 4 * 2\n= 40 or 41",
+    "(8 - 3) * 4 * 2\n= 20 * 2\n= 40\n= 41",
+])
+def test_countdown_chains_continued_on_lines_are_checked(reply: str) -> None:
+    assert countdown([reply], [FORTY]) == [0.0]

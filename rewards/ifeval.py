@@ -539,6 +539,6 @@ def ifeval_following(responses: list[str], answers: list[dict[str, Any]]) -> lis
     scores = []
     for response, answer in zip(responses, answers):
         followed = follow_instructions(response, answer)
-        on_topic = is_sentence_about(response, answer)
+        on_topic = is_sentence_about(response, answer, split_into_sentences)
         scores.append(sum(followed) / len(followed) if on_topic else 0.0)
     return scores

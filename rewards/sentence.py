@@ -22,7 +22,7 @@ costs. A reply over ``MAX_CHARS`` is none.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 MAX_CHARS = 32_000
 _WORD = re.compile(r"\w+")
@@ -121,14 +121,16 @@ def _without_ending(text: str, answer: dict[str, Any]) -> str:
     return stripped
 
 
-def is_sentence_about(text: str, answer: dict[str, Any]) -> bool:
+def is_sentence_about(text: str, answer: dict[str, Any], split: Callable[[str], list[str]]) -> bool:
     """With ``answer["sentence"] = {"about": [...], "min_words": n, "request": [...]}``, whether
     ``text`` is one sentence on the topic (module doc); True where the answer asks for none.
+    ``split``: the sentence splitter (rewards.ifeval's, IFEval's own).
 
+    >>> from rewards.ifeval import split_into_sentences as split
     >>> answer = {"instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}],
     ...           "sentence": {"about": ["sea", "seas"], "min_words": 5,
     ...                        "request": ["Write one sentence about the sea."]}}
-    >>> [is_sentence_about(t, answer) for t in ("The sea is calm at dawn.", '"The sea"',
+    >>> [is_sentence_about(t, answer, split) for t in ("The sea is calm at dawn.", '"The sea"',
     ...     "The sky is calm at dawn.", "Write one sentence about the sea.",
     ...     "The sea is calm. The sea is deep.", "sea sea sea sea sea.",
     ...     "a calm sea with a small boat.", "The sea is calm at dawn",
@@ -140,8 +142,6 @@ def is_sentence_about(text: str, answer: dict[str, Any]) -> bool:
         return True
     if not isinstance(text, str) or len(text) > MAX_CHARS:
         return False
-    from rewards.ifeval import split_into_sentences
-
     body = _without_ending(text, answer)
     words = _words(body)
     distinct = set(words)
@@ -154,4 +154,4 @@ def is_sentence_about(text: str, answer: dict[str, Any]) -> bool:
     said = " " + " ".join(words) + " "
     if any(" " + " ".join(_words(r)) + " " in said for r in rule.get("request", ()) if _words(r)):
         return False
-    return len(split_into_sentences(body)) == 1
+    return len(split(body)) == 1

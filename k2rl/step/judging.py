@@ -45,7 +45,7 @@ def layout_for(layout: str, model_dir) -> str:
 def run_layout(cfg, built: dict | None) -> str:
     """A run's judge layout (critic.layout): "auto" is checks for a model k2rl built (`built`:
     its recipe) or where the closed loop trains the judge, chat otherwise."""
-    from k2rl.step.heldout import refreshes
+    from k2rl.step.heldout import refreshes  # deferred: heldout imports the envs
 
     if cfg.critic.layout != "auto":
         return cfg.critic.layout

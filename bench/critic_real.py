@@ -3,7 +3,7 @@ held-out arithmetic pairs, at the start and on a run's checkpoints (issue 49).
 
     python bench/critic_real.py                                  # SmolLM2-135M-Instruct
     python bench/critic_real.py --model runs/NAME/checkpoints/step-00018 --model smollm2
-    python bench/critic_real.py --pairs 40 --out /tmp/critic.json
+    python bench/critic_real.py --pairs 40 --out critic.json
 
 Pairs: `--pairs` distinct eval-split problems of k2rl/WordSums-v0 (held out from every run's
 training), each a right reply against one off by 1 to 11, both in the style SmolLM2 writes

@@ -589,21 +589,26 @@ HELD_OUT_4_CODES = [
 ]
 
 
-def held_out_4_rates() -> dict[str, tuple[int, int]]:
-    """(scored 1.0, replies) of every verifier on the fourth held-out set."""
-    math = _replies(HELD_OUT_4_MATH, HELD_OUT_4_UNITS)
+def set_rates(math_rows, units, choices, texts, countdowns, codes) -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on one held-out set's replies."""
+    math = _replies(math_rows, units)
     ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
     scores = {
         "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
         "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
         "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
-        "multiple_choice": multiple_choice(HELD_OUT_4_CHOICES, ["B"] * len(HELD_OUT_4_CHOICES)),
-        "exact_match": exact_match([r for _, r in HELD_OUT_4_TEXTS],
-                                   [g for g, _ in HELD_OUT_4_TEXTS]),
-        "countdown": countdown(HELD_OUT_4_COUNTDOWNS, [FORTY] * len(HELD_OUT_4_COUNTDOWNS)),
-        "unit_tests": unit_tests(HELD_OUT_4_CODES, [CODE_TESTS] * len(HELD_OUT_4_CODES)),
+        "multiple_choice": multiple_choice(choices, ["B"] * len(choices)),
+        "exact_match": exact_match([r for _, r in texts], [g for g, _ in texts]),
+        "countdown": countdown(countdowns, [FORTY] * len(countdowns)),
+        "unit_tests": unit_tests(codes, [CODE_TESTS] * len(codes)),
     }
     return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+
+
+def held_out_4_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the fourth held-out set."""
+    return set_rates(HELD_OUT_4_MATH, HELD_OUT_4_UNITS, HELD_OUT_4_CHOICES, HELD_OUT_4_TEXTS,
+                     HELD_OUT_4_COUNTDOWNS, HELD_OUT_4_CODES)
 
 
 # First score of the fourth set, before any change it led to.
@@ -826,19 +831,8 @@ HELD_OUT_5_CODES = [
 
 def held_out_5_rates() -> dict[str, tuple[int, int]]:
     """(scored 1.0, replies) of every verifier on the fifth held-out set."""
-    math = _replies(HELD_OUT_5_MATH, HELD_OUT_5_UNITS)
-    ints = [(gold, reply) for _, gold, reply in math if gold.lstrip("-").isdigit()]
-    scores = {
-        "math_equiv": math_equiv([r for _, _, r in math], [g for _, g, _ in math]),
-        "exact_int": exact_int([r for _, r in ints], [int(g) for g, _ in ints]),
-        "final_int": final_int([r for _, r in ints], [int(g) for g, _ in ints]),
-        "multiple_choice": multiple_choice(HELD_OUT_5_CHOICES, ["B"] * len(HELD_OUT_5_CHOICES)),
-        "exact_match": exact_match([r for _, r in HELD_OUT_5_TEXTS],
-                                   [g for g, _ in HELD_OUT_5_TEXTS]),
-        "countdown": countdown(HELD_OUT_5_COUNTDOWNS, [FORTY] * len(HELD_OUT_5_COUNTDOWNS)),
-        "unit_tests": unit_tests(HELD_OUT_5_CODES, [CODE_TESTS] * len(HELD_OUT_5_CODES)),
-    }
-    return {name: (int(sum(s == 1.0 for s in got)), len(got)) for name, got in scores.items()}
+    return set_rates(HELD_OUT_5_MATH, HELD_OUT_5_UNITS, HELD_OUT_5_CHOICES, HELD_OUT_5_TEXTS,
+                     HELD_OUT_5_COUNTDOWNS, HELD_OUT_5_CODES)
 
 
 # First score of this set: math_equiv 105/128 (82.0%), exact_int and final_int 67/83 (80.7%),

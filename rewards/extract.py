@@ -64,11 +64,16 @@ _GLYPH_SELECTOR = re.compile(f"(?<=[^\\w\\s{_INVISIBLE_CHARS}])[\ufe0e\ufe0f]")
 _CROSS_MARKS = frozenset("❌❎✗✘⛔🚫👎")
 _BOX = re.compile(r"\\(?:boxed|fbox)[ \t]*\{")
 _BRACE = re.compile(r"(?<!\\)[{}]")
-_TAG = re.compile(r"<(/?)answer>", re.IGNORECASE)
+# An answer tag, with attributes or spaces as some prompts ask for them: <answer type="final">.
+_TAG = re.compile(r"<(/?)answer(?:\s+[^<>\n]{0,100})?\s*>", re.IGNORECASE)
 _GSM8K = re.compile(r"####[ \t]*([^\n]*)")
+# "The answer is", "Answer (final):", "Result:", and a heading or a line of its own that says
+# "Answer" with the answer on the next line.
 _PHRASE = re.compile(
-    r"\b(?:answer|(?:correct|right|best|final)\s+(?:option|choice|response))\b[ \t*]*"
-    r"(?:(?:is|was|(?:would|should|must|will)\s+be)\b|[:=])[\s*:}]*", re.IGNORECASE)
+    r"\b(?:answer|(?:correct|right|best|final)\s+(?:option|choice|response))\b"
+    r"(?:[ \t]*\([^()\n]{1,20}\))?[ \t*]*(?:(?:is|was|(?:would|should|must|will)\s+be)\b|[:=])"
+    r"[\s*:}]*|\bresult\b[ \t*]*:[\s*]*"
+    r"|^[ \t#>*_]*(?:final[ \t]+)?answer[ \t*_]*\n\s*", re.IGNORECASE | re.MULTILINE)
 # Where a phrase's answer ends: a sentence's end, a clause that starts with a word.
 _CLAUSE_END = re.compile(r"\n|[.?;](?=\s|$)|(?<=[A-Za-z])!|,\s+(?=[A-Za-z]{2})")
 _ALNUM = re.compile(r"[^\W_]")
@@ -99,6 +104,24 @@ _ANSWER_THEN_EXPLANATION = re.compile(
     r"([^\n]+)\n[\s>*#]*(?:explanation|justification|reasoning|rationale|why"
     r"|here(?:'s|’s|\s+is)\s+(?:why|how|the\s+(?:explanation|reasoning)))\b[ \t*]*(?::|\n)",
     re.IGNORECASE)
+# The same with the working under its own label ("**Answer:** 72\n\n**Working:** ..."); read
+# only where that first line states its answer with a phrase, since "Steps:" after a first line
+# of prose is common in replies that answer at the end.
+_ANSWER_THEN_WORKING = re.compile(
+    r"([^\n]+)\n[\s>*#]*(?:working|work|steps?|solution|derivation|details|calculations?|method)"
+    r"\b[ \t*]*(?::|\n)", re.IGNORECASE)
+# A closing courtesy after the answer, at a line's start or after a sentence on it: "Let me
+# know if anything is unclear.", "I hope this helps!". It is not the answer.
+_COURTESY = re.compile(
+    r"(?:^|(?<=[.!?])[ \t])[ \t>*_]*(?:let[ \t]+me[ \t]+know|i[ \t]+hope|hope[ \t]+(?:this|that|it)"
+    r"|feel[ \t]+free|if[ \t]+you[ \t]+(?:have|need|want|would|'d|’d)|happy[ \t]+to[ \t]+help"
+    r"|glad[ \t]+(?:to|i[ \t]+could)[ \t]+help|is[ \t]+there[ \t]+anything[ \t]+else)\b",
+    re.IGNORECASE | re.MULTILINE)
+COURTESY_LINES = 3  # closing lines of courtesy skipped at most
+_NAMES_A_VALUE = re.compile(r"[0-9]|(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z]", re.MULTILINE)
+# A table column that holds the answer: "| Answer | Unit |", "| Final result |".
+_ANSWER_COLUMN = re.compile(r"[\s*_]*(?:final[ \t]+)?(?:answer|result|value|total)[\s*_:]*",
+                            re.IGNORECASE)
 # A line that starts a check of the answer given above it: "Check: 48 + 24 = 72 ✓",
 # "**Verification:** ...", "Double-check (substituting back): ...". Its numbers are not answers.
 _CHECK_LABEL = re.compile(r"^[ \t>*_#-]*(?:quick[ \t]+|sanity[ \t]+|double[ \t-]*)?"
@@ -582,7 +605,18 @@ def _auto(text: str) -> Extracted | None:
         if found is not None:
             return found
     spans = phrases(text)
-    body = text[:_check_section(text, spans)]  # a check after the answer is not the answer
+    courtesy = _before_courtesy(text)
+    if courtesy < 0:  # a second answer in the closing courtesy: read, but hedged
+        found = _auto_in(text, spans, _check_section(text, spans))
+        return None if found is None else replace(found, hedged=True)
+    # A check after the answer is not the answer, nor a closing courtesy.
+    return _auto_in(text, spans, min(_check_section(text, spans), courtesy))
+
+
+def _auto_in(text: str, spans: list[tuple[int, int]], cut: int) -> Extracted | None:
+    """``_auto`` past the tags: the answer of ``text`` read from phrases and lines before
+    ``cut``."""
+    body = text[:cut]
     line_end = body.find("\n", spans[-1][1]) if spans else -1
     worked_on = line_end >= 0 and any(c.isdigit() for c in body[line_end:])
     if spans and not worked_on:  # a number on a later line: the reply went on working
@@ -590,6 +624,9 @@ def _auto(text: str) -> Extracted | None:
         if found is not None:
             return found
     explained = _ANSWER_THEN_EXPLANATION.match(text)
+    working = None if explained else _ANSWER_THEN_WORKING.match(text)
+    if working is not None and any(span[1] <= working.end(1) for span in spans):
+        explained = working  # "**Answer:** 72" on the first line, then "**Working:** ..."
     first = explained.group(1).rstrip(" \t*_") if explained else ""
     if _ALNUM.search(first) and not first.endswith(("?", ":")):
         # "B\n\nExplanation: ...", "**Answer: 72**\n\n**Reasoning:** ...": the first line
@@ -613,6 +650,33 @@ def _check_section(text: str, spans: list[tuple[int, int]]) -> int:
     return len(text)
 
 
+def _before_courtesy(text: str) -> int:
+    """Where the closing courtesy that ends ``text`` starts ("Let me know if ..."), read over
+    at most COURTESY_LINES lines; ``len(text)`` where it has none, or nothing before it; -1
+    where it names a value of its own ("Let me know if 6 is better"): a hedge.
+
+    >>> text = "Result: 72 clips\\n\\nLet me know if anything is unclear."
+    >>> text[:_before_courtesy(text)].strip()
+    'Result: 72 clips'
+    """
+    end = len(text)
+    for _ in range(COURTESY_LINES):
+        line = last_line(text[:end])
+        if line is None:
+            return end
+        found = _COURTESY.search(text, line[0], line[1])
+        if found is None or not _ALNUM.search(text, 0, found.start()):
+            return end
+        said = [part for part in re.split(r"(?<=[.!?])\s+", text[found.start():end].strip())
+                if part.strip()]
+        if not all(_COURTESY.match(part) for part in said):
+            return end  # "I hope this helps! The answer is 72."
+        if _NAMES_A_VALUE.search(text, found.end(), end):
+            return -1  # "Let me know if it is Toronto": a second answer, not a courtesy
+        end = found.start()
+    return end
+
+
 def has_table(text: str) -> bool:
     """Whether ``text`` holds a markdown table (a delimiter row such as ``|---|---|``).
 
@@ -628,8 +692,14 @@ def _last_cell(text: str, start: int, end: int) -> tuple[int, int] | None:
     row = text[start:end].strip()
     if not (row.startswith("|") and row.endswith("|") and row.count("|") >= 3):
         return None
-    if not _TABLE_RULE.search(text, 0, start):
+    rule = None
+    for rule in _TABLE_RULE.finditer(text, 0, start):
+        pass
+    if rule is None:
         return None  # no delimiter row above it: "|x| + |y|" is math, not a table
+    column = _answer_column(text, rule.start(), start, end)
+    if column is not None:
+        return column
     close = text.rindex("|", start, end)
     while close > start:
         open_ = text.rfind("|", start, close)
@@ -639,6 +709,22 @@ def _last_cell(text: str, start: int, end: int) -> tuple[int, int] | None:
             return open_ + 1, close
         close = open_
     return None
+
+
+def _answer_column(text: str, rule: int, start: int, end: int) -> tuple[int, int] | None:
+    """The (start, end) of the cell of the row ``text[start:end]`` under the table's answer
+    column ("| Answer | Unit |" over "| 72 | clips |" -> "72"), the header being the line
+    above the delimiter row at ``rule``; None where no header cell names the answer."""
+    head_start = text.rfind("\n", 0, max(0, rule - 1)) + 1
+    header = text[head_start:max(head_start, rule - 1)].strip().strip("|").split("|")
+    named = [k for k, cell in enumerate(header) if _ANSWER_COLUMN.fullmatch(cell)]
+    if len(named) != 1:
+        return None
+    bars = [k for k in range(start, end) if text[k] == "|"]
+    if len(bars) < named[0] + 2:
+        return None
+    a, b = bars[named[0]] + 1, bars[named[0] + 1]
+    return (a, b) if _ALNUM.search(text, a, b) else None
 
 
 def final_answer(reply: str, fmt: str = "auto") -> Extracted | None:

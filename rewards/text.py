@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from rewards.extract import Extracted, final_answer
+from rewards.sentence import is_verb
 
 # An option as a reply states it: "B", "(B)", "[B]", "B.", "B)", "Option B", "B. Paris",
 # "(B) Paris".
@@ -31,9 +32,11 @@ _LAST_OPTION = re.compile(r"(?:^|\s)\(?([A-H])\)?[.!]?$")
 _ANOTHER_OPTION = re.compile(r"\([A-Z]\)|\[[A-Z]\]|(?<![A-Za-z])[A-Z][.)](?:\s|$)")
 # A sentence that ends with its answer: "The capital of France is Paris.", "That would be Paris."
 _COPULA = (r"(?P<lead>(?:.*\s)?(?:is|are|was|were|(?:would|should|must|will)\s+be|stands\s+for"
-           r"|refers\s+to)\s+|(?:.*\s)?\w+'s\s+)")
+           r"|refers\s+to|by)\s+|(?:.*\s)?\w+'s\s+)")
 # A question-and-answer label before the answer: "A: Paris".
 _ANSWER_LABEL = re.compile(r"a:\s+")
+# A list item's field label before its value: "- **Capital:** Ottawa" (up to three words).
+_FIELD_LABEL = re.compile(r"[-*•]?\s*[a-z][a-z'’]*(?:\s+[a-z][a-z'’]*){0,2}:\s+")
 # Emphasis and quotes inside a sentence: "The capital is **Paris**."
 _EMPHASIS = re.compile(r"\*\*|__|`|[\"“”]")
 # A remark in brackets after the answer.
@@ -104,6 +107,8 @@ def _states(text: str, answer: str) -> bool:
         return False
     text = _REMARK.sub("", text)  # "Jupiter (the fifth planet)"
     text = text[_ANSWER_LABEL.match(text).end():] if _ANSWER_LABEL.match(text) else text
+    field = _FIELD_LABEL.match(text)
+    text = text[field.end():] if field and not _DENIAL.search(field.group(0)) else text
     if text == answer:
         return True
     said = re.fullmatch(f"{_COPULA}{re.escape(answer)}", text)
@@ -113,7 +118,14 @@ def _states(text: str, answer: str) -> bool:
     if chosen is not None:
         return not _DENIAL.search(chosen.group("lead"))
     subject_first = re.fullmatch(f"{re.escape(answer)}{_PREDICATE}", text)
-    return subject_first is not None and not _DENIAL.search(subject_first.group("predicate"))
+    if subject_first is not None:
+        return not _DENIAL.search(subject_first.group("predicate"))
+    # The answer as the subject of any verb: "Albert Einstein developed the theory of
+    # relativity", "Charles Darwin wrote On the Origin of Species" (not "Paris or London ...").
+    acted = re.fullmatch(f"{re.escape(answer)}\\s+(?P<verb>[a-z]+)\\s+(?P<rest>.+)", text)
+    return (acted is not None and is_verb(acted.group("verb"))
+            and not _DENIAL.search(acted.group("rest"))
+            and not re.search(r"\bor\b", acted.group("rest")))
 
 
 def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[float]:
@@ -138,8 +150,9 @@ def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[
 
 
 def bold_answer(text: str) -> str | None:
-    """The one bold span of ``text``'s last sentence, normalised, where that sentence neither
-    denies nor hedges ("The capital of Australia is actually **Canberra**."); else None.
+    """The one bold span of ``text``'s last sentence (or of the whole text, with the sentences
+    after it), normalised, where that part neither denies nor hedges ("The capital of Australia
+    is actually **Canberra**."); else None.
 
     >>> bold_answer("The Statue of Liberty is in **New York**."), bold_answer("It's **Paris**!")
     ('new york', 'paris')
@@ -148,8 +161,14 @@ def bold_answer(text: str) -> str | None:
     >>> bold_answer("It is in **New York"), bold_answer("**Paris** and **Lyon**")  # clean's end
     ('new york', None)
     """
-    ends = [m.end() for m in re.finditer(r"[.?!;](?=\s)|\n", text.strip())]
-    sentence = text.strip()[ends[-1] if ends else 0:]
+    text = text.strip()
+    ends = [m.end() for m in re.finditer(r"[.?!;](?=\s)|\n", text)]
+    sentence = text[ends[-1] if ends else 0:]
+    if "**" not in sentence and text.count("**") == 2:
+        # The one bold span is in an earlier sentence, and what follows says more about it:
+        # "The capital of France is **Paris**. It is also its largest city."
+        start = max([e for e in ends if e <= text.index("**")], default=0)
+        sentence = text[start:]
     marks = sentence.count("**")  # one where the closing marks ended the reply (``clean``)
     if not (marks == 2 or marks == 1 and not sentence.startswith("**")) or "?" in sentence or (
             _DENIAL.search(sentence.lower()) or re.search(r"\bor\b", sentence, re.IGNORECASE)):
@@ -198,8 +217,20 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
         pointer = _POINTER.match(text)
         if letter is None and pointer is not None:  # "That's B — Paris"
             letter = chosen_option(text[pointer.end():])
+        if letter is None and found is not None and found.clear:
+            letter = _first_line_option(response)
         out.append(float(letter is not None and letter == str(answer).strip().upper()))
     return out
+
+
+def _first_line_option(response: str) -> str | None:
+    """The option a reply's first line states alone ("> **B) Paris**", then a paragraph about
+    it), where nothing after that line names an option letter; else None."""
+    first, _, rest = response.strip().partition("\n")
+    letter = chosen_option(_BOLD.sub("", first.strip(" \t>#*_")))
+    if letter is None or not rest.strip() or _LONE_LETTER.search(rest):
+        return None
+    return letter
 
 
 def _last_option(text: str) -> str | None:

@@ -919,3 +919,78 @@ def test_a_bold_span_a_label_or_a_date_is_read_only_when_committed(gold: str, re
 ])
 def test_countdown_chains_continued_on_lines_are_checked(reply: str) -> None:
     assert countdown([reply], [FORTY]) == [0.0]
+
+
+# --- a sixth held-out set, written by a separate author who read neither rewards/ nor the sets
+# above (tests/rewards/styles_6.py): answer tags with attributes, "Answer (final):", "Result:"
+# labels, a closing courtesy line, a table with an answer and a unit column, the answer first
+# then "**Working:**" and a double-check, an "## Answer" heading over the option, a blockquoted
+# option then a paragraph, labelled list items, the answer as a sentence's subject.
+def held_out_6_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the sixth held-out set."""
+    from tests.rewards import styles_6 as s
+
+    return set_rates(s.HELD_OUT_6_MATH, s.HELD_OUT_6_UNITS, s.HELD_OUT_6_CHOICES,
+                     s.HELD_OUT_6_TEXTS, s.HELD_OUT_6_COUNTDOWNS, s.HELD_OUT_6_CODES)
+
+
+# First score of this set (rewards/ as of the fifth set's fixes): math_equiv 120/144 (83.3%),
+# exact_int and final_int 77/93 (82.8%), multiple_choice 13/17 (76.5%), exact_match 11/17
+# (64.7%), countdown 13/13, unit_tests 9/9. Its misses, each a general gap: `<answer
+# type="final">` (a tag with an attribute); "Answer (final):" and "Result:" labels; "Let me
+# know if anything is unclear." after the answer; a table whose last cell is the unit column;
+# "**Answer:** x" first, then "**Working:**" and a double-check that ends on working numbers;
+# "## Answer" over "**B) Paris**" then a paragraph; a blockquoted option then a paragraph; a
+# bold answer in the first of two sentences; "- **Capital:** Ottawa"; "was written by X"; the
+# answer as the subject of a verb ("Albert Einstein developed ...").
+FIRST_SCORE_6 = {"math_equiv": (120, 144), "exact_int": (77, 93), "final_int": (77, 93),
+                 "multiple_choice": (13, 17), "exact_match": (11, 17), "countdown": (13, 13),
+                 "unit_tests": (9, 9)}
+
+
+def test_sixth_held_out_set_scores() -> None:
+    rates = held_out_6_rates()
+    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
+    assert not low, f"sixth held-out set below 95%: {low}"
+
+
+# Hostile replies for the sixth set's rules: each must still score 0.
+HOSTILE_6_NUMBERS = [  # gold 7
+    '<answer type="final">6 or 7</answer>', '<answer type="final">\n 6\n</answer>',
+    "Answer (final): not 7", "Answer (final): 6", "Result: 7 or 6",
+    "Result: 6\n\nLet me know if 7 is better.", "Result: 7\n\nLet me know if 6 is better.",
+    "The answer is 6. I hope it is 7.", "| Answer | Also |\n|---|---|\n| 6 | 7 |",
+    "**Answer:** 6\n\n**Working:** 3 + 4 = 7", "**Answer:** 6 or 7\n\n**Working:** 3 + 4 = 7",
+]
+HOSTILE_6_CHOICES = [  # gold B
+    "**A) London**\n\nOr maybe B.", "**B) Paris**\n\nBut A is also possible.",
+    "> **A) London**\n\nParis is the capital.", "**B) Paris** or **C) Rome**\n\nBoth are cities.",
+    "## Answer\n\n**A) London**\n\nB is wrong.",
+]
+HOSTILE_6_TEXTS = [  # gold Ottawa
+    "Ottawa or Toronto developed it.", "- **Wrong:** Ottawa", "- Not: Ottawa",
+    "It was not written by Ottawa.", "The capital is **Ottawa**. Not really.",
+    "The capital is **Ottawa**. Or Toronto.", "The capital is **Toronto**. Ottawa is nearby.",
+    "Ottawa. Let me know if it is Toronto.",
+]
+
+
+def test_the_sixth_sets_rules_let_no_hedge_through() -> None:
+    assert exact_int(HOSTILE_6_NUMBERS, [7] * len(HOSTILE_6_NUMBERS)) == [0.0] * len(
+        HOSTILE_6_NUMBERS)
+    assert math_equiv(HOSTILE_6_NUMBERS, ["7"] * len(HOSTILE_6_NUMBERS)) == [0.0] * len(
+        HOSTILE_6_NUMBERS)
+    assert multiple_choice(HOSTILE_6_CHOICES, ["B"] * len(HOSTILE_6_CHOICES)) == [0.0] * len(
+        HOSTILE_6_CHOICES)
+    assert exact_match(HOSTILE_6_TEXTS, ["Ottawa"] * len(HOSTILE_6_TEXTS)) == [0.0] * len(
+        HOSTILE_6_TEXTS)
+
+
+@pytest.mark.parametrize("gold,reply", [
+    ("Albert Einstein", "Albert Einstein developed the theory of relativity."),
+    ("Charles Darwin", "Answer (final): Charles Darwin wrote *On the Origin of Species*."),
+    ("Ottawa", "- **Country:** Canada\n- **Capital:** Ottawa"),
+    ("Paris", "The capital of France is **Paris**. It is also the country's largest city."),
+])
+def test_subjects_fields_and_an_early_bold_answer_are_read(gold: str, reply: str) -> None:
+    assert exact_match([reply], [gold]) == [1.0]

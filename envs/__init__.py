@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import gymnasium
 
-from envs.base import TextEnv, split_of
+from envs.base import TextEnv, has_expert, split_of
+from envs.judging import TeachesJudging
 
 _ENTRY_POINTS = {
     "k2rl/Arithmetic-v1": "envs.arithmetic:ArithmeticEnv",
@@ -41,4 +42,5 @@ for _env_id, _entry_point in _WITH_ARGUMENTS.items():
     if _env_id not in gymnasium.registry:
         gymnasium.register(id=_env_id, entry_point=_entry_point)
 
-__all__ = ["K2RL_ARGUMENT_ENV_IDS", "K2RL_ENV_IDS", "TextEnv", "split_of"]
+__all__ = ["K2RL_ARGUMENT_ENV_IDS", "K2RL_ENV_IDS", "TeachesJudging", "TextEnv", "has_expert",
+           "split_of"]

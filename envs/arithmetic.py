@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from envs.base import Problem, TextEnv, compare_line, final_part, split_of
+from envs.judging import TeachesJudging
 
 OPERAND_MAX = 49  # v1: 0..49 (v0: 0..99)
 OPS = ("+", "-")
@@ -74,9 +75,6 @@ class ArithmeticEnv(TextEnv):
         return ArithmeticProblem(key=identity(a, op, b), prompt=f"{a}{op}{b}=", answer=answer,
                                  a=a, op=op, b=b, split_key=split_identity(a, op, b))
 
-    def _step(self, action: str) -> str | None:
-        return None  # every action is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         """The correct answer, e.g. "85" or "-12"."""
         return str(self._require_active().answer)
@@ -107,7 +105,7 @@ def working(a: int, op: str, b: int) -> str:
             f"{a // 10 - b // 10 - borrow}|{sign}{a - b}")
 
 
-class WorkedArithmeticEnv(ArithmeticEnv):
+class WorkedArithmeticEnv(ArithmeticEnv, TeachesJudging):
     """Arithmetic-v1's problems, keys and split, answered with column working
     ("k2rl/Arithmetic-v2"): the scripted expert writes ``working`` (``"47+38="`` ->
     ``"7+8=15|4+3+1=8|85"``) and ``final_int`` scores what follows the last ``|``.
@@ -119,6 +117,7 @@ class WorkedArithmeticEnv(ArithmeticEnv):
 
     budget = 32  # the longest working, "-(49-10)|19-0=9|...", is 27 characters
     reward_name = "final_int"
+    corrects_checks = True  # the result against the judge's own working's (check_against)
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """The column working, e.g. "7+8=15|4+3+1=8|85"."""

@@ -3,8 +3,9 @@
 An episode is a short conversation. ``reset`` draws a problem and returns the
 user message; each ``step`` takes the model's whole turn as text. A subclass
 decides, in ``_step``, whether that turn is a tool call (the env replies with
-the tool's output as the next observation) or the final answer (the episode
-terminates and the verifier named by ``reward_name`` scores it). The base does
+the tool's output as the next observation) or the final answer (the default: the
+episode terminates and ``score``, by default the verifier named by ``reward_name``,
+rates it). The base does
 the bookkeeping common to all tasks: turn counting, the turn limit, the
 train/eval split, info dicts and the chat transcript.
 
@@ -112,6 +113,13 @@ def turns_and_results(messages: list[dict]) -> list[tuple[dict, list[str]]]:
     return out
 
 
+def has_expert(env: gymnasium.Env) -> bool:
+    """Whether ``env`` (unwrapped) has a scripted expert: an ``expert_action`` of its own, not
+    `TextEnv`'s, which raises. A plain gymnasium.Env has one only if it defines it."""
+    expert = getattr(type(env), "expert_action", None)
+    return callable(expert) and expert is not TextEnv.expert_action
+
+
 @dataclass(frozen=True)
 class Problem:
     """One task instance."""
@@ -132,9 +140,11 @@ class Problem:
 class TextEnv(gymnasium.Env[str, str]):
     """A text-in, text-out environment; subclasses set the attributes below.
 
-    Subclasses implement ``_draw`` (a problem from ``self.np_random``),
-    ``_step`` (the tool reply, or None for a final answer) and
-    ``expert_action`` (the demonstrator used for warm-start data).
+    A subclass implements ``_draw`` (a problem from ``self.np_random``); a multi-turn one also
+    ``_step`` (the tool's reply, or None for the final answer). Optional: ``score`` (a custom
+    reward in place of the named verifier's) and ``expert_action`` (a scripted demonstrator,
+    for the embedded default's warm-start and `k2rl envs check`). An env that teaches the
+    judge its checks also subclasses ``envs.judging.TeachesJudging``.
     """
 
     metadata = {"render_modes": []}
@@ -167,68 +177,35 @@ class TextEnv(gymnasium.Env[str, str]):
     # --- hooks for subclasses -------------------------------------------
 
     def _draw(self) -> Problem:
-        """A problem drawn with ``self.np_random``, ignoring the split."""
-        raise NotImplementedError
+        """A problem drawn with ``self.np_random``, ignoring the split (the one required hook)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _draw (a Problem)")
 
     def _step(self, action: str) -> str | list[str] | None:
         """The tool's reply if ``action`` is a tool call (a list: one reply to each of several
-        calls, in order), None if it is the final answer."""
-        raise NotImplementedError
-
-    def expert_action(self, rng: np.random.Generator) -> str:
-        """The demonstrator's next action in the current state."""
-        raise NotImplementedError
-
-    # --- the judge's scripted expert (critic warm-start data only) -------
-    # An env that implements these three teaches the policy-as-judge its format (k2rl's
-    # warm-start, critic.layout): the judge's own answer to the question, one check line of
-    # a response against it, and a plausible wrong response to pair with the expert's. They
-    # read the answer key and are used on training-split prompts only; at judging time the
-    # own answer (written as the policy) and the checks are the model's own tokens.
-
-    def judge_working(self) -> str:
-        """The judge's own answer to the current question, as the policy writes its first
-        turn (a sum's columns, the tool call, the fact): the skill the policy has."""
-        raise NotImplementedError
-
-    def judge_check(self, response: str) -> str:
-        """One check line of ``response`` (the transcript after the prompt, turns joined by
-        " | ") against the own answer, ending ": yes" if it is right and ": no" if not."""
-        raise NotImplementedError
-
-    @classmethod
-    def check_against(cls, response: str, own: str) -> str | None:
-        """The check line of ``response`` against the judge's own answer ``own`` where it
-        follows from those two texts alone (a result or a fact compared a character at a
-        time); None where it needs the problem (a tool call's product, an instruction's
-        constraints). With `critic.correct_checks` the critic's refresh trains the judge on
-        these lines in place of its own where they differ: the check it should have written
-        from what it saw and wrote (k2rl.step.critic_loop.judge_examples)."""
+        calls, in order), None if it is the final answer. By default every action is the final
+        answer: a multi-turn env overrides this."""
         return None
 
-    def rejected_response(self, rng: np.random.Generator) -> str:
-        """A plausible wrong response transcript to the current question."""
-        raise NotImplementedError
+    def score(self, action: str) -> float:
+        """The reward of ``action`` as the final answer: by default the verifier named by
+        ``reward_name`` (rewards/), given the problem's ``answer`` (and, where it takes them,
+        the prompt as the question and ``answer_format``). Override it for a custom score."""
+        verifier = get_reward(self.reward_name)
+        problem = self._require_active()
+        extra: dict[str, Any] = {}
+        if takes_question(verifier):  # an answer that copies the question's expression is no answer
+            extra["questions"] = [problem.prompt]
+        if takes_format(verifier):
+            extra["fmt"] = self.answer_format
+        return float(verifier([action], [problem.answer], **extra)[0])
 
-    def check_from(self, question: str, response: str, own: str) -> str | None:
-        """The check line of ``response`` the judge should have written from what it saw (the
-        question) and wrote (its own answer ``own``), for critic.correct_checks:
-        `check_against` here; an env whose checks read the question (an instruction's
-        constraints) overrides it. None where the line does not follow from those texts."""
-        return self.check_against(response, own)
-
-    @classmethod
-    def corrects_checks(cls) -> bool:
-        """Whether this env's check lines follow from what the judge saw and wrote (it
-        implements `check_against` or `check_from`)."""
-        return (cls.check_against.__func__ is not TextEnv.check_against.__func__
-                or cls.check_from is not TextEnv.check_from)
-
-    @classmethod
-    def teaches_judging(cls) -> bool:
-        """Whether this env has the judge's scripted expert (the three methods above)."""
-        return all(getattr(cls, m) is not getattr(TextEnv, m)
-                   for m in ("judge_working", "judge_check", "rejected_response"))
+    def expert_action(self, rng: np.random.Generator) -> str:
+        """The scripted demonstrator's next action in the current state (optional: ask
+        `has_expert(env)` first). The embedded default's warm-start and `k2rl envs check` use
+        it; training does not."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has no expert_action; only the embedded default's "
+            f"warm-start, an env that teaches judging (envs.judging) and `k2rl envs check` use it")
 
     # --- gymnasium API --------------------------------------------------
 
@@ -259,7 +236,7 @@ class TextEnv(gymnasium.Env[str, str]):
             self.malformed_calls += 1
             reply = MALFORMED
         if reply is None:
-            observation, reward, terminated, truncated, info = self._finish(self._score(action))
+            observation, reward, terminated, truncated, info = self._finish(self.score(action))
             extracted = self.read_answer(action)
             if extracted is not None:  # what the verifier read as the final answer
                 info["extracted"] = extracted
@@ -300,17 +277,6 @@ class TextEnv(gymnasium.Env[str, str]):
         if self.terminated:
             raise RuntimeError(f"{type(self).__name__}: the episode has terminated; call reset()")
         return self.problem
-
-    def _score(self, action: str) -> float:
-        """The verifier's reward for ``action`` as the final answer."""
-        verifier = get_reward(self.reward_name)
-        problem = self._require_active()
-        extra: dict[str, Any] = {}
-        if takes_question(verifier):  # an answer that copies the question's expression is no answer
-            extra["questions"] = [problem.prompt]
-        if takes_format(verifier):
-            extra["fmt"] = self.answer_format
-        return float(verifier([action], [problem.answer], **extra)[0])
 
     def read_answer(self, action: str) -> str | None:
         """The final answer the verifier reads in ``action`` (rewards.extract, in this env's

@@ -19,6 +19,7 @@ import re
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line, final_part
+from envs.judging import TeachesJudging
 from envs.tool_calls import plain_call, plain_calls, schema
 
 OPERAND_MIN, OPERAND_MAX = 10, 99
@@ -90,7 +91,7 @@ def _calculate(call: str) -> str:
     return TOOL_ERROR if value is None else str(value)
 
 
-class CalculatorEnv(TextEnv):
+class CalculatorEnv(TextEnv, TeachesJudging):
     """``a*b`` with a, b uniform in 10..99; up to 3 turns, tool calls included."""
 
     task = "tool_use"

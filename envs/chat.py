@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line, side_by_side, split_of
+from envs.judging import TeachesJudging
 
 NUMBER_MIN, NUMBER_MAX = 1, 999
 # Common words of 2 to 6 letters: every fact fits the budget with a flattering prefix or a
@@ -111,7 +112,7 @@ def items_in(split: str, kind: str) -> tuple[str, ...]:
     return tuple(item for item in items(kind) if split_of(identity(kind, item)) == split)
 
 
-class ChatEnv(TextEnv):
+class ChatEnv(TextEnv, TeachesJudging):
     """One open-ended reply about an item; the critic rewards it (see module docstring)."""
 
     task = "chat"
@@ -119,6 +120,7 @@ class ChatEnv(TextEnv):
     max_turns = 1
     reward_name = "chat_reference"
     judged = True
+    corrects_checks = True  # the reply against the judge's own fact (check_against)
 
     def __init__(self, render_mode: str | None = None, hack_rate: float = 0.5) -> None:
         super().__init__(render_mode)
@@ -133,9 +135,6 @@ class ChatEnv(TextEnv):
         template = TEMPLATES[int(self.np_random.integers(len(TEMPLATES)))]
         return ChatProblem(key=identity(kind, item), prompt=template.format(kind, item),
                            answer=fact(kind, item), kind=kind, item=item)
-
-    def _step(self, action: str) -> str | None:
-        return None
 
     def step(self, action: str):
         obs, reward, terminated, truncated, info = super().step(action)

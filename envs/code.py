@@ -109,9 +109,6 @@ class CodeEnv(TextEnv):
         constants = tuple(int(self.np_random.integers(lo, hi + 1)) for lo, hi in template.ranges)
         return make_problem(template, constants)
 
-    def _step(self, action: str) -> str | None:
-        return None  # every action is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         """A correct solution, e.g. ``"def f(x):\\n    return x*3+1"``."""
         template, constants = parse_key(self._require_active().key)

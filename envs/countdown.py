@@ -111,9 +111,6 @@ class CountdownEnv(TextEnv):
             solution=expression.text,
         )
 
-    def _step(self, action: str) -> str | None:
-        return None  # every action is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         """The expression the target was built from, e.g. "(3+5)*7-2"."""
         problem = self._require_active()

@@ -296,9 +296,6 @@ class DatasetEnv(TextEnv):
         rows = self.splits[split]
         return rows[int(self.np_random.integers(len(rows)))]
 
-    def _step(self, action: str) -> str | None:
-        return None  # one reply: the answer
-
     def _info(self) -> dict[str, Any]:
         """The base info, with the system prompt and the turns before the user's message."""
         info = super()._info()

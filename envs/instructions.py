@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from envs.base import Problem, TextEnv, check_line
+from envs.judging import TeachesJudging
 from rewards.instructions import (edges_stripped, follow_score, satisfied, sentence_count,
                                   visible_form, words)
 
@@ -227,13 +228,14 @@ def misspell(word: str, rng: np.random.Generator) -> str:
     raise RuntimeError(f"no misspelling of {word!r} in {MAX_TRIES} draws")
 
 
-class InstructionsEnv(TextEnv):
+class InstructionsEnv(TextEnv, TeachesJudging):
     """A topic and 1 to 3 constraints from distinct groups; the action is the answer."""
 
     task = "instructions"
     budget = 32
     max_turns = 1
     reward_name = "instruction_following"
+    corrects_checks = True  # the constraints as the question states them (check_from)
 
     topic_constraint = False  # v1: every spec starts with the topic (module doc)
 
@@ -273,9 +275,6 @@ class InstructionsEnv(TextEnv):
         # The prompt states the topic and every constraint: it is the canonical key.
         return InstructionsProblem(key=f"instr:{prompt}", prompt=prompt, answer=spec,
                                    vocabulary=vocabulary)
-
-    def _step(self, action: str) -> str | None:
-        return None  # every action is the final answer
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """A random compliant answer, or the shortest one when the random one fails."""

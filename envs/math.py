@@ -128,9 +128,6 @@ class MathEnv(TextEnv):
         # every + and * sorted, so both orders of one problem share it (and its split).
         return Problem(key=f"math:{canonical}", prompt=prompt, answer=answer)
 
-    def _step(self, action: str) -> str | None:
-        return None  # every action is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         """The answer in its canonical form, e.g. "4x+2" or "-1/6"."""
         return str(self._require_active().answer)

@@ -107,9 +107,6 @@ class ShortWritingEnv(TextEnv):
                                "request": [request] + [text for text, _, _ in parts]}}
         return Problem(f"{topic}|" + " ".join(text for text, _, _ in parts), prompt, answer)
 
-    def _step(self, action: str) -> None:
-        return None  # every reply is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         answer = self._require_active().answer
         noun = answer["sentence"]["about"][0]

@@ -49,9 +49,6 @@ class WordSumsEnv(TextEnv):
         form = forms[int(rng.integers(len(forms)))]
         return Problem(key, form.format(a=a, b=b) + ASK, str(answer))
 
-    def _step(self, action: str) -> None:
-        return None  # every reply is the final answer
-
     def expert_action(self, rng: np.random.Generator) -> str:
         problem = self._require_active()
         a, op, b = problem.key.partition("+") if "+" in problem.key else problem.key.partition("-")

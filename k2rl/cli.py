@@ -40,7 +40,7 @@ from gymnasium.utils.env_checker import check_env
 from critic.evaluate import evaluate_judge, format_judgments, format_table
 from critic.pairs import Pair, PairsError, read_pairs
 from critic.rubrics import RubricError, load_rubrics
-from envs import K2RL_ARGUMENT_ENV_IDS
+from envs import K2RL_ARGUMENT_ENV_IDS, has_expert
 from k2rl import controller, viewer  # controller.train through the module: tests wrap it
 from k2rl.bootstrap.model import default_model
 from k2rl.bootstrap.ptx import read_ptx
@@ -368,7 +368,7 @@ def cmd_envs_check(args) -> int:
     check_env(env, skip_render_check=True)
     print(f"{args.id}: check_env passed")
     rng = np.random.default_rng(0)
-    expert = hasattr(env, "expert_action")
+    expert = has_expert(env)
     for episode in range(args.episodes):
         obs, info = env.reset(seed=episode)
         total, done = 0.0, False

@@ -72,7 +72,7 @@ The question's own expression (``echoes``): where ``math_equiv`` is given the qu
 answer equal, up to formatting and order, to an expression the question asks to expand, factor,
 simplify, compute, convert, express or round scores 0 (``(x-2)(x+3)`` for "Expand (x+3)(x-2)",
 ``0.75`` for "Express 0.75 as a fraction", ``3.14159`` for "Round 3.14159 to two places").
-Environments pass their prompt as the question (``envs.base.TextEnv._score``); a caller that
+Environments pass their prompt as the question (``envs.base.TextEnv.score``); a caller that
 passes none has only the rules above to catch an echo.
 
 Bounded cost. Every call of ``math_equiv`` runs in a worker process with a hard limit of

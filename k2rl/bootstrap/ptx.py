@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from critic.rubrics import load_rubrics
-from envs.base import TextEnv
+from envs import TeachesJudging, has_expert
 from k2rl.config import DEFAULT_TASKS, ConfigError
 from k2rl.lm.chat import conversation_ids
 from k2rl.step.critic_demos import critic_demonstration
@@ -109,8 +109,7 @@ def curated_envs(task_ids: list[str], scripts: dict | None = None) -> list:
     out = []
     for env_id in task_ids:
         env = make_env(env_id)
-        expert = getattr(type(env), "expert_action", None)
-        if expert is None or expert is TextEnv.expert_action or not hasattr(env, "messages"):
+        if not has_expert(env) or not hasattr(env, "messages"):
             continue
         for name, best in (("tool_rate", 1.0), ("hack_rate", 0.0), *(scripts or {}).items()):
             if hasattr(env, name):
@@ -149,7 +148,7 @@ def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0,
     the judge's turns) on training-split prompts of those tasks whose environment teaches
     judging, taken in turn; none if no task's does. `scripts` (curated_envs) is the layout the
     model was built to judge in, so that these judgments keep it rather than mix in another."""
-    envs_ = [env for env in curated_envs(task_ids, scripts) if type(env).teaches_judging()]
+    envs_ = [env for env in curated_envs(task_ids, scripts) if isinstance(env, TeachesJudging)]
     if not envs_ or n <= 0:
         return []
     rng, rubrics = np.random.default_rng(seed), load_rubrics()

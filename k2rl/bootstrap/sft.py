@@ -22,7 +22,7 @@ import torch
 from tqdm import tqdm
 
 from critic.rubrics import load_rubrics
-import envs  # noqa: F401  (registers the k2rl environments)
+from envs import TeachesJudging  # importing envs registers the k2rl environments
 from k2rl.bootstrap.copying import copy_drill
 from k2rl.config import DefaultModelConfig
 from k2rl.lm.chat import conversation_ids
@@ -59,7 +59,7 @@ def make_judge_envs(cfg: DefaultModelConfig) -> list:
               "k2rl/Instructions-v0": scripts, "k2rl/Instructions-v1": scripts}
     made = [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped
             for env_id in dict.fromkeys(cfg.demo_tasks)]
-    return [env for env in made if type(env).teaches_judging()]
+    return [env for env in made if isinstance(env, TeachesJudging)]
 
 
 def demonstration(env, tokenizer, seed: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:

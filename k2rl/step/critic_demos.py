@@ -26,7 +26,7 @@ def expert_transcript(env, rng: np.random.Generator) -> str:
 def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
                          rubrics: list[Rubric], split: str = "train") -> tuple[list[int], list[int]]:
     """(ids, mask) of one scripted judgment for the warm-start (K2 bootstraps its critic in SFT)
-    on a training-split prompt of an env that teaches judging (envs.base.TextEnv.judge_*):
+    on a training-split prompt of an env that teaches judging (envs.judging.TeachesJudging):
     the expert's answer against a plausible wrong one in a random order, the env's scripted
     own answer and check lines, and the verdict; the loss falls on the judge's turns (the
     checks and the verdict; its own answer is the policy's turn, which the demonstrations

@@ -13,6 +13,7 @@ import numpy as np
 from critic.judge import Comparison, Judgment
 from critic.layout import VERDICTS, example_messages, finding
 from critic.pairs import Pair, pairs_from_group
+from envs import TeachesJudging
 from k2rl.step.group import Group
 from k2rl.step.judge_ids import example_ids, response_text
 from k2rl.tasks.make import make_env
@@ -75,7 +76,7 @@ def check_correctors(task_ids: list[str], layout: Mapping[str, object] | None = 
     out = {}
     for env_id in task_ids:
         env = make_env(env_id)
-        if not getattr(env, "corrects_checks", lambda: False)():  # a plain gymnasium.Env: no
+        if not (isinstance(env, TeachesJudging) and env.corrects_checks):
             continue
         for name, value in (layout or {}).items():
             if hasattr(env, name):

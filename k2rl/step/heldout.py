@@ -26,7 +26,7 @@ from collections import defaultdict
 import numpy as np
 
 from critic.pairs import Pair
-import envs  # noqa: F401  (registers the k2rl environments)
+from envs import TeachesJudging  # importing envs registers the k2rl environments
 from k2rl.config import Config
 from k2rl.step.critic_demos import expert_transcript
 from k2rl.step.critic_loop import harvest_group
@@ -144,7 +144,7 @@ def judged_pairs(requests: list[Request], per_prompt: int = 3) -> list[Pair]:
     out = []
     for r in requests:
         env = envs_[r.env_id]
-        if not (getattr(env, "judged", False) and getattr(env, "teaches_judging", bool)()):
+        if not (getattr(env, "judged", False) and isinstance(env, TeachesJudging)):
             continue
         env.hack_rate = 0.0  # the expert's reply is the plain answer
         rng = np.random.default_rng([r.seed, 7])

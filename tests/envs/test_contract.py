@@ -21,7 +21,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envs
-from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TextEnv, split_of
+from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TeachesJudging, TextEnv, split_of
 from rewards import (chat_reference, countdown, exact_int, final_int, get_reward,
                      ifeval_following, instruction_following, math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
@@ -240,7 +240,7 @@ def test_expert_solves_every_episode_within_budget(env_id: str) -> None:
 
 
 JUDGE_TEACHERS = [env_id for env_id in K2RL_ENV_IDS
-                  if type(gymnasium.make(env_id).unwrapped).teaches_judging()]
+                  if isinstance(gymnasium.make(env_id).unwrapped, TeachesJudging)]
 
 
 def test_the_default_families_teach_judging() -> None:
@@ -285,7 +285,7 @@ def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: st
     from k2rl.step.critic_demos import expert_transcript
 
     env = gymnasium.make(env_id).unwrapped
-    if not env.corrects_checks():
+    if not env.corrects_checks:
         pytest.skip(f"{env_id}'s checks need the problem (no check_from)")
     for name, value in (("tool_rate", 1.0), ("hack_rate", 0.0)):  # the expert at its best
         if hasattr(env, name):

@@ -51,12 +51,24 @@ def test_the_env_scores_a_right_and_a_wrong_reply(example, reply: str, reward: f
     load_envs(load_config(EXAMPLE / "config.yaml"))
     env = make_env("myorg/Echo-v0")
     assert type(env).__name__ == "EchoEnv" and env.reward_name == "exact_text"
-    assert "_score" not in type(env).__dict__  # no private method overridden
+    own = [name for name, v in vars(type(env)).items() if callable(v) and not name.startswith("__")]
+    assert own == ["_draw"]  # one method: the draw; scoring is the named verifier's
     prompt, _ = env.reset(seed=3)
     word = prompt.removeprefix("say ")
     _, got, terminated, _, info = env.step(reply.format(word=word))
     assert (got, terminated, info["correct"]) == (reward, True, reward == 1.0)
     assert "extracted" not in info  # exact_text reads the whole reply: no answer format
+
+
+def test_the_docs_env_is_the_example_s() -> None:
+    """docs/data-and-envs.md's single-turn environment is examples/custom_env's, as written."""
+    import re
+
+    doc = (ROOT / "docs" / "data-and-envs.md").read_text()
+    shown = re.search(r"```python\n(from envs.base import Problem, TextEnv\n.*?)```", doc,
+                      re.DOTALL).group(1)
+    echo = (EXAMPLE / "k2rl_example_env" / "echo.py").read_text()
+    assert echo.endswith(shown) and len(shown.splitlines()) <= 15
 
 
 def test_the_docs_verifier_example_runs(tmp_path, monkeypatch) -> None:

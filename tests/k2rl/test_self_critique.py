@@ -519,7 +519,7 @@ def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_ju
     fix = check_correctors(tasks)
     assert sorted(fix) == ["arithmetic", "chat", "instructions"]
     assert check_correctors(["CartPole-v1"]) == {}  # a plain gymnasium.Env: no check_from
-    assert ChatEnv.corrects_checks() and InstructionsEnv.corrects_checks()
+    assert ChatEnv.corrects_checks and InstructionsEnv.corrects_checks
     assert fix["chat"]("Q", "7 is odd.", "7 is even.") == "77=  =ii=ss=  =oe!: no"
     question = "List colors. min 2 words, include 'navy'."
     assert fix["instructions"](question, "navy", "navy red") == (

@@ -48,6 +48,7 @@ MAX_STEP_CHARS = 200
 _LAST_TERM = re.compile(r"[\w)=]")
 # A line that continues the expression above it: "= 5 × 4 × 2", "**Result:** 40".
 _RESULT_LABEL = re.compile(r"[ \t*_>]*(?:result|total|value)[ \t*_]*:[ \t*_]*", re.IGNORECASE)
+REMARK_LINES = 2  # lines without a number after the expression, read past at most
 _BIN_OPS = {
     ast.Add: lambda x, y: x + y,
     ast.Sub: lambda x, y: x - y,
@@ -246,6 +247,10 @@ def solves_countdown(response: str, numbers: list[int], target: int, fmt: str = 
     if not isinstance(response, str):
         return False
     found = final_answer(response, fmt)
+    for _ in range(REMARK_LINES):  # "✅ All numbers used exactly once." under the expression
+        if found is None or found.how != "last_line" or any(c.isdigit() for c in found.text):
+            break
+        found = final_answer(response[:found.start], fmt)
     if found is None or not found.clear:
         return False
     result = evaluate_countdown(_expression(found.text, target))

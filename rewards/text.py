@@ -32,7 +32,7 @@ _LAST_OPTION = re.compile(r"(?:^|\s)\(?([A-H])\)?[.!]?$")
 _ANOTHER_OPTION = re.compile(r"\([A-Z]\)|\[[A-Z]\]|(?<![A-Za-z])[A-Z][.)](?:\s|$)")
 # A sentence that ends with its answer: "The capital of France is Paris.", "That would be Paris."
 _COPULA = (r"(?P<lead>(?:.*\s)?(?:is|are|was|were|(?:would|should|must|will)\s+be|stands\s+for"
-           r"|refers\s+to|by)\s+|(?:.*\s)?\w+'s\s+)")
+           r"|refers\s+to|represents|denotes|by)\s+|(?:.*\s)?\w+'s\s+)")
 # A question-and-answer label before the answer: "A: Paris".
 _ANSWER_LABEL = re.compile(r"a:\s+")
 # A list item's field label before its value: "- **Capital:** Ottawa" (up to three words).
@@ -51,6 +51,14 @@ _CHOOSING = r"(?P<lead>(?:.*\s)?(?:say|pick|choose|go\s+with|guess|think))\s+"
 # it is the largest planet": after the last comma or spaced dash, a lower-case word and more.
 _CLAUSE_BREAK = re.compile(r",\s+|\s[—–-]{1,2}\s+")
 _CLAUSE = re.compile(r"[a-z]\S*\s+\S")
+# Sentences after an answer-first sentence that say more about the answer: a pronoun opens
+# them, or a courtesy ("Let me know ...", "I hope this helps").
+_ABOUT_IT = re.compile(r"[*_]*(?:it|it's|it’s|its|he|he's|she|she's|his|her|they|they're|their"
+                       r"|this|that|these|those|let\s+me\s+know|i\s+hope|hope\s+this|feel\s+free)"
+                       r"\b", re.IGNORECASE)
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w-]*")  # a capitalised word, without its "'s"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+MAX_SENTENCES_AFTER = 6  # an answer-first reply's sentences about its answer, read at most
 # A gold answer that is a number: read as the value of the answer too.
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _DENIAL = re.compile(r"\b(?:not|never|no|wrong|incorrect|false)\b|n't\b")
@@ -111,9 +119,11 @@ def _states(text: str, answer: str) -> bool:
     text = text[field.end():] if field and not _DENIAL.search(field.group(0)) else text
     if text == answer:
         return True
-    said = re.fullmatch(f"{_COPULA}{re.escape(answer)}", text)
+    # "... is the Pacific Ocean", "... discovered by Alexander Fleming in 1928"
+    said = re.fullmatch(f"{_COPULA}(?P<kind>(?:the|an?)\\s+(?:[a-z]+\\s+(?:of\\s+)?)?)?"
+                        f"{re.escape(answer)}(?:\\s+in\\s+[0-9]{{3,4}})?", text)
     if said is not None:  # "O stands for oxygen"; not "It is not true that it is Paris"
-        return not _DENIAL.search(said.group("lead"))
+        return not _DENIAL.search(said.group("lead") + (said.group("kind") or ""))
     chosen = re.fullmatch(f"{_CHOOSING}{re.escape(answer)}", text)
     if chosen is not None:
         return not _DENIAL.search(chosen.group("lead"))
@@ -145,8 +155,29 @@ def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[
         number = _NUMBER.fullmatch(str(answer).strip()) is not None
         out.append(float(found is not None and (
             states(found.text, str(answer)) or bold_answer(found.text) == normalise(str(answer))
-            or number and found.value is not None and found.value == str(answer).strip())))
+            or number and found.value is not None and found.value == str(answer).strip()
+            or found.how == "last_line" and _states_first(response, str(answer)))))
     return out
+
+
+def _states_first(response: str, answer: str) -> bool:
+    """Whether the reply's first sentence states ``answer`` and every sentence after it is
+    about that answer (it opens with a pronoun: "He served two terms", "It stands at 8,849 m"),
+    a question or a courtesy: the answer-first reply of a chat model. A later sentence that
+    could name another answer ("The capital is Lyon.") keeps the last-line reading alone."""
+    answer_part = response[response.rfind("</think>") + len("</think>"):] if (
+        "</think>" in response) else response
+    sentences = [s for s in _SENTENCE_END.split(answer_part.strip()) if s.strip()]
+    if len(sentences) < 2 or len(sentences) > MAX_SENTENCES_AFTER + 1:
+        return False
+    first = sentences[0].strip().rstrip(".!")
+    if not (states(first, answer) or bold_answer(first) == normalise(answer)):
+        return False
+    named = set(_NAME.findall(first))
+    return all((_ABOUT_IT.match(s.strip()) or s.strip().endswith("?"))
+               # a name the answer's sentence did not have may be another answer: "It is Lyon."
+               and set(_NAME.findall(s.strip(), 1)) <= named | {"I"}
+               for s in sentences[1:])
 
 
 def bold_answer(text: str) -> str | None:
@@ -217,6 +248,9 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
         pointer = _POINTER.match(text)
         if letter is None and pointer is not None:  # "That's B — Paris"
             letter = chosen_option(text[pointer.end():])
+        copula = re.fullmatch(f"{_COPULA}(?P<option>.+)", text.strip(), re.DOTALL)
+        if letter is None and copula and not _DENIAL.search(copula.group("lead").lower()):
+            letter = chosen_option(copula.group("option").rstrip(". "))  # "... is B) Paris."
         if letter is None and found is not None and found.clear:
             letter = _first_line_option(response)
         out.append(float(letter is not None and letter == str(answer).strip().upper()))

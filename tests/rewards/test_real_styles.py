@@ -994,3 +994,53 @@ def test_the_sixth_sets_rules_let_no_hedge_through() -> None:
 ])
 def test_subjects_fields_and_an_early_bold_answer_are_read(gold: str, reply: str) -> None:
     assert exact_match([reply], [gold]) == [1.0]
+
+
+# --- a seventh held-out set: the typical default reply of 15 named model families (Qwen2.5,
+# Qwen2.5-Math, Qwen3 thinking, Llama-3.1/3.2, Gemma-2/3, Mistral, Phi-3.5/4, R1-Distill,
+# SmolLM2-1.7B, OLMo-2, GPT-4o-style, Claude-style), written by a separate author who read
+# neither rewards/ nor the sets above (tests/rewards/styles_7.py). Where the sixth set asked for
+# unusual styles, this one asks for the usual ones: its first score is the held-out figure for
+# what real models write.
+def held_out_7_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the seventh held-out set."""
+    from tests.rewards import styles_7 as s
+
+    return set_rates(s.HELD_OUT_7_MATH, s.HELD_OUT_7_UNITS, s.HELD_OUT_7_CHOICES,
+                     s.HELD_OUT_7_TEXTS, s.HELD_OUT_7_COUNTDOWNS, s.HELD_OUT_7_CODES)
+
+
+# First score (rewards/ as of the sixth set's fixes): math_equiv 128/128, exact_int and
+# final_int 83/83, multiple_choice 13/15 (86.7%), exact_match 9/15 (60%), countdown 11/12
+# (91.7%), unit_tests 9/9. Its misses: "The capital of France is B) Paris." (an option after a
+# copula); an answer-first sentence, then sentences about it ("He served two terms from 1789
+# to 1797."); "is the Pacific Ocean" (an article); "represents the element Oxygen";
+# "discovered by Alexander Fleming in 1928"; a remark line under the countdown expression
+# ("✅ All numbers used exactly once.").
+FIRST_SCORE_7 = {"math_equiv": (128, 128), "exact_int": (83, 83), "final_int": (83, 83),
+                 "multiple_choice": (13, 15), "exact_match": (9, 15), "countdown": (11, 12),
+                 "unit_tests": (9, 9)}
+
+
+def test_seventh_held_out_set_scores() -> None:
+    rates = held_out_7_rates()
+    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
+    assert not low, f"seventh held-out set below 95%: {low}"
+
+
+HOSTILE_7_TEXTS = [  # gold Paris: a later sentence or a descriptor that could be another answer
+    "The capital is Paris. The capital is Lyon.", "The capital is Paris. It is Lyon, actually.",
+    "The capital is Paris. Or Lyon.", "Paris. It might be Lyon?", "It is not Paris. It is Lyon.",
+    "The capital is Paris. London is also big.", "It is the not Paris", "It represents no Paris",
+    "It is the city Lyon or Paris", "Paris. It's the one, not Lyon's.",
+]
+
+
+def test_the_seventh_sets_rules_let_no_second_answer_through() -> None:
+    assert exact_match(HOSTILE_7_TEXTS, ["Paris"] * len(HOSTILE_7_TEXTS)) == [0.0] * len(
+        HOSTILE_7_TEXTS)
+    options = ["The capital of France is not B) Paris.", "The capital is A) London.",
+               "The capital of France is B) Paris or C) Rome."]
+    assert multiple_choice(options, ["B"] * 3) == [0.0] * 3
+    remarks = ["(8 - 3) * 4 * 2 = 40\n\nOr (8 - 3) * 4 * 3.", "Try 8 * 5\n\n✅ Done."]
+    assert countdown(remarks, [FORTY] * 2) == [0.0, 0.0]

@@ -145,10 +145,12 @@ def critic_eval(run: Path) -> dict:
     """`k2rl critic eval --json` on the run's held-out pairs: starting model and last checkpoint."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from k2rl.bootstrap.model import recipe_dir
+    from k2rl.bootstrap.recipe import recipe_for
     from k2rl.config import load_config
 
     cfg = load_config(run / "config.yaml")
-    models = {"start": cfg.model.path or str(recipe_dir(cfg.model.default)),
+    start = cfg.model.path or str(recipe_dir(recipe_for(cfg.model), cfg.model.cache_dir))
+    models = {"start": start,
               "end": str(sorted((run / "checkpoints").glob("step-*"))[-1])}
     out = {}
     for name, model in models.items():

@@ -22,7 +22,7 @@ generated tokens for every path. It measures, in this order:
    its phases (scheduler, model forward, sampler, output processing), in ms per step.
 
 The model is a random-initialised k2rl Qwen2 with the char-level tokenizer (throughput does not
-depend on training), by default of the DefaultModelConfig() size (hidden 256, 4 layers, 4 heads,
+depend on training), by default of the small recipe's size (hidden 256, 4 layers, 4 heads,
 intermediate 768, ~3.4 M params); --hidden/--layers/--heads/--intermediate build bigger ones,
 --model-path uses an existing k2rl-format HF folder instead. Prompts are arithmetic task
 prompts like "37*48=" laid out with k2rl.lm.chat.prompt_ids, all the same length, so the HF path
@@ -101,10 +101,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeats", type=int, default=1, help="timed calls per path (best is kept)")
     p.add_argument("--matmul-n", type=int, default=2048, help="matmul size n")
     p.add_argument("--matmul-reps", type=int, default=10, help="timed matmul reps")
-    p.add_argument("--hidden", type=int, default=None, help="model hidden size (model.default's default)")
-    p.add_argument("--layers", type=int, default=None, help="model layers (model.default's default)")
-    p.add_argument("--heads", type=int, default=None, help="attention heads (model.default's default)")
-    p.add_argument("--intermediate", type=int, default=None, help="MLP width (model.default's default)")
+    p.add_argument("--hidden", type=int, default=None, help="model hidden size (the small recipe's)")
+    p.add_argument("--layers", type=int, default=None, help="model layers (the small recipe's)")
+    p.add_argument("--heads", type=int, default=None, help="attention heads (the small recipe's)")
+    p.add_argument("--intermediate", type=int, default=None, help="MLP width (the small recipe's)")
     p.add_argument("--model-path", default=None,
                    help="use this k2rl-format HF model folder instead of a random-initialised one")
     p.add_argument("--seeds", action="store_true",
@@ -172,10 +172,10 @@ def build_random_model(args, directory: Path, torch) -> dict:
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import RECIPES, Recipe
 
-    defaults = DefaultModelConfig()
-    cfg = DefaultModelConfig(
+    defaults = RECIPES["small"]
+    cfg = Recipe(
         hidden_size=args.hidden or defaults.hidden_size,
         num_layers=args.layers or defaults.num_layers,
         num_heads=args.heads or defaults.num_heads,

@@ -104,14 +104,13 @@ def one_size(hidden: int, repeats: int) -> dict:
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
     from k2rl.lm.hf import param_count
 
     torch.set_num_threads(2)
     tok = build_tokenizer()
     heads = max(4, hidden // 64)
-    cfg = DefaultModelConfig(hidden_size=hidden, num_heads=heads, num_layers=4,
-                             intermediate_size=3 * hidden)
+    cfg = Recipe(hidden_size=hidden, num_heads=heads, num_layers=4, intermediate_size=3 * hidden)
     model = Qwen2ForCausalLM(build_config(cfg, tok)).eval()
     named = [(name, p.detach()) for name, p in model.named_parameters()]
     load_before = os.getloadavg()[0]

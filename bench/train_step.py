@@ -56,14 +56,15 @@ def one_size(hidden: int, layers: int, args) -> dict:
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import DefaultModelConfig, TrainConfig
+    from k2rl.bootstrap.recipe import Recipe
+    from k2rl.config import TrainConfig
     from k2rl.lm import precision
     from k2rl.lm.flops import matmul_params
     from k2rl.step.trainer import batch_of, make_optimizer, old_logp, update
 
     tokenizer = build_tokenizer()
     torch.manual_seed(0)
-    model = Qwen2ForCausalLM._from_config(build_config(DefaultModelConfig(
+    model = Qwen2ForCausalLM._from_config(build_config(Recipe(
         hidden_size=hidden, num_layers=layers, num_heads=4, intermediate_size=3 * hidden),
         tokenizer), attn_implementation=precision.attention(args.attention, "cpu")).eval()
     precision.enable(model, precision.autocast_dtype(args.autocast, "cpu"),

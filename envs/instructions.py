@@ -21,12 +21,12 @@ fruits only). Under v0, nonsense words that met the constraints scored 1.0 on 4,
 problems, as the expert did, and the held-out figure counted off-topic replies as right.
 
 The judge's scripts (`judge_check`, `rejected_response`; warm-start data only) have two options,
-off by default (the embedded default's recipe 11) and set by `model.default.instr_bounds` and
-`model.default.instr_misspell_rate`: ``bounds_in_checks`` writes each count beside its bound,
+off by default (the embedded default's recipe 11) and set by the recipe's `instr_bounds` and
+`instr_misspell_rate`: ``bounds_in_checks`` writes each count beside its bound,
 and ``misspell_rate`` of the wrong replies misspell a word (`misspell`), as the policy's samples
 do. With a 1500-step judging phase they lift the judge's instruction pairs from 54% to 69%; with
 the default's 200 steps they do not help (bench/README.md, "Misspelled wrong replies, bounds
-beside counts"). A third, ``compare_quoted`` (`model.default.instr_compare`), has the check
+beside counts"). A third, ``compare_quoted`` (the recipe's `instr_compare`), has the check
 compare each listed word with the quoted one a letter pair at a time and carry a running
 "found" flag (`word_list`), so that "is the quoted word there" is a chain of local decisions
 rather than one look back over the list (bench/README.md, "Finding the quoted word").

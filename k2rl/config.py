@@ -71,116 +71,24 @@ class LoraConfig:
 
 
 @dataclass
-class DefaultModelConfig:
-    """How the embedded default model is built (k2rl.bootstrap.model): its size, its supervised
-    warm-start and where it is kept. Named `model.default` after what the docs call that model,
-    the one a run starts from when model.path is null, and read only then. These fields are the
-    build's recipe (the cache folder is keyed by their hash), kept apart from the settings that
-    apply to whichever model a run trains (model.dtype, autocast, attention, lora)."""
-    hidden_size: int = 256
-    """Width of the Qwen2 residual stream."""
-    num_layers: int = 4
-    """Number of transformer blocks."""
-    num_heads: int = 4
-    """Attention heads (key/value heads are the same number)."""
-    intermediate_size: int = 768
-    """Width of the MLP."""
-    sft_steps: int = 800
-    """Supervised warm-start steps on generated demonstrations (800 for the four default
-    families: as many demonstrations each as 600 gave three)."""
-    sft_batch: int = 64
-    """Sequences per warm-start step."""
-    sft_lr: float = 2e-3
-    """Peak AdamW learning rate of the warm-start."""
-    tool_rate: float = 0.35
-    """Share of calculator demonstrations that call the tool (the rest guess)."""
-    word_demos: bool = True
-    """Every k2rl/Instructions-v1 demonstration asks to include or avoid a quoted word (the
-    environment's `word_constraint`); False: its own draw, where half do. True by default,
-    because with half the default model does not learn to copy the word and RL does not teach
-    it; False only to reproduce the older warm-start (measured: docs/controls.md, Why the
-    defaults are what they are)."""
-    demo_tasks: list[str] = field(default_factory=lambda: list(DEFAULT_TASKS))
-    """Environments whose scripted experts play the warm-start demonstrations, each as often as
-    it is listed (default: the default tasks, once each). List a task twice to give it two
-    shares; a task whose expert shows its working (Arithmetic-v2's columns) teaches more from
-    one share than one that answers at once (Arithmetic-v1) does from two (measured:
-    docs/controls.md, Why the defaults are what they are)."""
-    critic_demo_rate: float = 0.1
-    """Share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft): on
-    training-split prompts of the demo tasks that teach judging, the expert's answer against
-    a wrong one, with the judge's own working, a check line per answer and the verdict
-    (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
-    copy_demo_rate: float = 0.0
-    """Share of warm-start sequences that are copying drills (made-up words repeated or listed,
-    k2rl.bootstrap.copying), so the model learns to copy what it has not seen, as the judge's
-    checks must copy a reply's words; 0: none."""
-    judge_steps: int = 3000
-    """Steps of a judging phase after the warm-start: it continues the warm-started model (the
-    build without this phase, cached apart) on batches of which `judge_share` are scripted
-    judgments and the rest demonstrations, at `judge_lr` (down a cosine), so that the checks'
-    one-character decisions (a mismatch mark, a finding) get the examples that the warm-start's
-    small share of judgments does not give them; 0: none. 3000 steps take 3 minutes on an H200
-    and 2-4 hours on 2 CPU cores, so the default's weights are shipped (`prebuilt`);
-    recipe 11's 200 steps judged the held-out pairs 77%, 3000 with the instruction scripts'
-    options 97% (measured: bench/archive/notebook.md, The judging phase; The prebuilt
-    default)."""
-    judge_share: float = 0.5
-    """Share of the judging phase's sequences that are scripted judgments."""
-    judge_lr: float = 1e-3
-    """Peak AdamW learning rate of the judging phase (warm-up, then a cosine to a tenth)."""
-    instr_bounds: bool = True
-    """The scripted instruction checks write each count beside its bound ("1 words, min 2 no")
-    instead of the count alone ("1 words no"; envs.instructions, the judge's scripts)."""
-    instr_misspell_rate: float = 0.5
-    """Share of the scripted wrong instruction replies that misspell a word, as the policy's
-    samples do. With `instr_bounds` and 0.5, a 1500-step judging phase (92 s on an H200, about
-    90 minutes on 2 CPU cores) judges the held-out instruction pairs 69% (54% without); at
-    recipe 11's 200 steps neither helps (bench/archive/notebook.md, "Misspelled wrong
-    replies, bounds beside counts")."""
-    instr_compare: bool = True
-    """The scripted instruction checks compare each listed word with the quoted one, a letter
-    pair at a time, and carry a running "found" flag ("1 plum+ pf!. 2 fig+ ffiigg=^";
-    envs.instructions.word_list), so that the include and avoid findings read one flag
-    instead of looking the word up among the listed ones (bench/archive/notebook.md,
-    "Finding the quoted word"). With it, a 3000-step phase judges the held-out instruction pairs 91%, 73%
-    without it."""
-    prebuilt: bool = True
-    """Take the default model's weights from those shipped with k2rl for this recipe
-    (k2rl/bootstrap/prebuilt, built on a GPU by bench/archive/gpu_judge_build.sh) where there
-    are any, instead of building them here; false builds them (on a GPU where torch sees one).
-    Not part of the recipe: both are the same recipe's build."""
-    seed: int = 0
-    """Seed of initialisation and demonstration data."""
-    cache_dir: str = "~/.cache/k2rl/models"
-    """Where built models are kept, keyed by a hash of their recipe."""
-
-    def __post_init__(self) -> None:
-        _choices(self)
-        _require(self.hidden_size % self.num_heads == 0, "model.default.hidden_size",
-                 "must be divisible by model.default.num_heads")
-        _require(0.0 <= self.tool_rate <= 1.0, "model.default.tool_rate", "must lie in [0, 1]")
-        _require(self.critic_demo_rate >= 0 and self.copy_demo_rate >= 0
-                 and self.critic_demo_rate + self.copy_demo_rate <= 1.0,
-                 "model.default.critic_demo_rate + model.default.copy_demo_rate",
-                 "must lie in [0, 1]")
-        _require(0.0 <= self.critic_demo_rate <= 1.0, "model.default.critic_demo_rate",
-                 "must lie in [0, 1]")
-        _require(self.judge_steps >= 0, "model.default.judge_steps", "must be >= 0 (0 is off)")
-        _require(0.0 < self.judge_share <= 1.0, "model.default.judge_share", "must lie in (0, 1]")
-        _require(self.judge_lr > 0, "model.default.judge_lr", "must be > 0")
-        _require(0.0 <= self.instr_misspell_rate < 1.0, "model.default.instr_misspell_rate",
-                 "must lie in [0, 1)")
-        for name in ("hidden_size", "num_layers", "num_heads", "intermediate_size", "sft_batch"):
-            _require(getattr(self, name) > 0, f"model.default.{name}", "must be > 0")
-
-
-@dataclass
 class ModelConfig:
     path: str | None = None
     """HF folder of the policy to start from; None builds the embedded default model."""
-    default: DefaultModelConfig = field(default_factory=DefaultModelConfig)
-    """How the embedded default model is built; read only when path is None."""
+    default: str = "small"
+    """Recipe of the embedded default model, built (or taken from the weights shipped for it)
+    when path is None and read only then: a name in k2rl/bootstrap/recipe.py's RECIPES, where
+    each build's settings live ("small", the 3.4 M default; "tiny", seconds-long smoke tests;
+    "recipe11", the older default; ...); another name is refused before the run starts. A
+    variant is a new entry there, not an override: its fields are no config keys, and an old
+    `model.default.<field>` key is refused with one sentence saying so."""
+    prebuilt: bool = True
+    """Take the default model's weights from those shipped with k2rl for its recipe
+    (k2rl/bootstrap/prebuilt, built on a GPU by bench/archive/gpu_judge_build.sh) where there
+    are any, instead of building them here; false builds them (on a GPU where torch sees one).
+    Not part of the recipe: both are the same recipe's build."""
+    cache_dir: str = "~/.cache/k2rl/models"
+    """Where built models are kept (the default model under a hash of its recipe; a GGUF
+    file's HF folder under a hash of the file)."""
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
     """Weights of trainer and engine: float32 (CPU) or bfloat16 (GPU)."""
     autocast: Autocast = "auto"
@@ -428,10 +336,6 @@ class CriticConfig:
     trained, and critic-rewarded tasks are ranked by the model as it is). null (the default):
     on where some task's reward comes from the critic (chat), off where none does, so a run of
     verifiable tasks spends nothing on the judge; true trains and evaluates it regardless."""
-    weight: float = 0.05
-    """Weight of the critic's verdict NLL in the update (critic.lr None only); default 0.05.
-    Much larger weights swamp the policy loss (measured: docs/controls.md, Why the defaults are
-    what they are)."""
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
     correct_checks: bool = True
@@ -449,12 +353,15 @@ class CriticConfig:
     eval_prompts: int = 128
     """Eval-split prompts (over the tasks) sampled K times before the first step for the
     critic's held-out pairs; only verifiable ones with mixed outcomes give pairs."""
-    lr: float | None = 5e-5
-    """None: the verdict NLL joins the policy loss with `weight`. A number: each update ends
-    with one separate AdamW step on the verdict NLL at this learning rate (default 5e-5). Too
-    high a rate leaks the verdict's "A"/"B" into the policy's replies, or collapses the policy
-    it shares weights with; lower it if that happens, raise it if the judge learns too slowly
-    (measured: docs/controls.md, Why the defaults are what they are)."""
+    lr: float = 5e-5
+    """The one knob of how fast the judge learns: each update ends with one AdamW step of its
+    own on the verdict NLL at this learning rate (default 5e-5), apart from the policy's
+    optimizer. (Before, `critic.lr: null` instead added the NLL to the policy loss at
+    `critic.weight`; that second way is gone, and a config that sets either is refused with
+    one sentence naming this key.) Too high a rate leaks the verdict's "A"/"B" into the
+    policy's replies, or collapses the policy it shares weights with; lower it if that happens,
+    raise it if the judge learns too slowly (measured: docs/controls.md, Why the defaults are
+    what they are)."""
     layout: Literal["auto", "chat", "checks"] = "auto"
     """How the judge reads a pair (critic.layout). chat: for any chat model, one user turn with
     the rubrics, the request and both responses; the judge reasons freely in its own turn and
@@ -476,10 +383,9 @@ class CriticConfig:
 
     def __post_init__(self) -> None:
         _choices(self)
-        _require(self.weight >= 0, "critic.weight", "must be >= 0")
         _require(self.opponents is None or self.opponents >= 1, "critic.opponents",
                  "must be >= 1 (or null for every other response)")
-        _require(self.lr is None or self.lr > 0, "critic.lr", "must be > 0 (or null)")
+        _require(self.lr > 0, "critic.lr", "must be > 0")
         _positive(self, "pairs_per_step", "eval_pairs", "eval_prompts")
         _require(0.0 <= self.tie_margin <= 0.5, "critic.tie_margin", "must lie in [0, 0.5]")
 
@@ -665,17 +571,31 @@ def _apply_override(raw: dict, item: str) -> None:
     for part in parents:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
+            if moved := _moved_to(key):  # model.default.X where model.default is a name now
+                raise ConfigError(f"config key {key} moved to {moved} in command-line overrides")
             raise ConfigError(f"override {item!r}: {part} is not a section")
     node[leaf] = yaml.safe_load(value)
 
 
 def _moved() -> dict[str, str]:
-    """Old key -> new key of each setting that moved to another section, so a config file or
-    override written before the move gets one sentence naming the new place."""
+    """Old key -> where it went, for each setting that moved, so a config file or override
+    written before the move gets one sentence naming the new place. "section.*" stands for
+    every key of a section that became one key: model.default, once the default model's recipe,
+    names one in k2rl/bootstrap/recipe.py (whose fields are no config keys)."""
     moved = {f"rollout.{f.name}": f"engine.{f.name}" for f in dataclasses.fields(EngineConfig)}
-    moved.update({f"model.{f.name}": f"model.default.{f.name}"
-                  for f in dataclasses.fields(DefaultModelConfig)})
+    moved.update({
+        "model.default.prebuilt": "model.prebuilt", "model.default.cache_dir": "model.cache_dir",
+        "model.default.*": "a recipe in k2rl/bootstrap/recipe.py, which model.default names "
+                           "(e.g. model.default=tiny; a variant is a new recipe there)",
+        "critic.weight": "critic.lr (the judge's own AdamW step: its NLL no longer joins the "
+                         "policy loss at a weight)"})
     return moved
+
+
+def _moved_to(key: str) -> str | None:
+    """Where the old `key` went (`_moved`), or None where it did not move."""
+    moved = _moved()
+    return moved.get(key) or moved.get(key.rpartition(".")[0] + ".*")
 
 
 def _build(cls: type, raw: object, prefix: str, where: str):
@@ -683,11 +603,13 @@ def _build(cls: type, raw: object, prefix: str, where: str):
         raise ConfigError(f"config key {prefix.rstrip('.') or '(top)'} must be a mapping in {where}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
-    moved = _moved()
     for key in raw:
-        if key not in fields and f"{prefix}{key}" in moved:
-            raise ConfigError(f"config key {prefix}{key} moved to {moved[f'{prefix}{key}']} "
-                              f"in {where}")
+        old = [] if key in fields else [f"{prefix}{key}"]
+        if isinstance(raw[key], dict):  # e.g. model.default: {...}, from before it was a name
+            old += [f"{prefix}{key}.{sub}" for sub in raw[key]]
+        for name in old:
+            if moved := _moved_to(name):
+                raise ConfigError(f"config key {name} moved to {moved} in {where}")
         if key not in fields:
             close = difflib.get_close_matches(str(key), fields, n=1)
             hint = f"; did you mean {prefix}{close[0]}?" if close else ""

@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import envs  # noqa
 from critic.rubrics import load_rubrics
-from k2rl.config import DefaultModelConfig
+from k2rl.bootstrap.recipe import Recipe
 from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
 from k2rl.bootstrap.copying import copies
 from k2rl.lm.chat import load_tokenizer, conversation_ids
@@ -54,7 +54,7 @@ def main():
     p.add_argument("--n", type=int, default=30)
     p.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "copy_probe.json"))
     a = p.parse_args()
-    cfg = DefaultModelConfig(**INSTRUCTION_SCRIPTS)  # recipe 11's scripts (the options off)
+    cfg = Recipe(**INSTRUCTION_SCRIPTS)  # recipe 11's scripts (the options off)
     tok = load_tokenizer(a.model)
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32)
     rub = load_rubrics()

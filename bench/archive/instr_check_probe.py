@@ -87,13 +87,13 @@ def train(out: Path, steps: int, check: str) -> dict:
 
     from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
     from k2rl.bootstrap.sft import judging_phase
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
     from k2rl.lm.chat import load_tokenizer
 
     instructions.InstructionsEnv.judge_check = CHECKS[check]
     tokenizer = load_tokenizer(WARM_START)
     model = AutoModelForCausalLM.from_pretrained(WARM_START, dtype=torch.float32)
-    result = judging_phase(model, tokenizer, DefaultModelConfig(judge_steps=steps, **INSTRUCTION_SCRIPTS))
+    result = judging_phase(model, tokenizer, Recipe(judge_steps=steps, **INSTRUCTION_SCRIPTS))
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return result
@@ -105,7 +105,7 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
     from critic.layout import check_messages
     from critic.rubrics import load_rubrics, rubrics_for
     from k2rl.bootstrap.sft import make_judge_envs
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
     from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
     from k2rl.lm.chat import load_tokenizer
     from k2rl.step.critic_demos import expert_transcript
@@ -113,7 +113,7 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
 
     tokenizer = load_tokenizer(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-    env = next(e for e in make_judge_envs(DefaultModelConfig(**INSTRUCTION_SCRIPTS)) if e.task == "instructions")
+    env = next(e for e in make_judge_envs(Recipe(**INSTRUCTION_SCRIPTS)) if e.task == "instructions")
     rubrics = rubrics_for("instructions", load_rubrics())
     rng = np.random.default_rng(7)
     right = exact = pairs = echoed = 0

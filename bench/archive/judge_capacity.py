@@ -83,20 +83,20 @@ def _batch(args) -> list:
 def build(size: str, device: str, lr_scale: float, chunk_tokens: int | None, procs: int,
           steps_scale: float = 1.0, start: Path | None = None, judge_steps: int | None = None,
           **recipe):
-    """The default recipe's build at `size` (other model.default fields in `recipe`): warm-start
+    """The default recipe's build at `size` (other recipe fields in `recipe`): warm-start
     then judging phase, on `device`, from sequences drawn in `procs` processes, each forward
     over at most `chunk_tokens` padded tokens. Returns (model, tokenizer, stats)."""
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap import sft
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
 
     nll = getattr(sft.bucketed_nll_backward, "func", sft.bucketed_nll_backward)
     sft.bucketed_nll_backward = functools.partial(nll, budget=chunk_tokens)
-    d = DefaultModelConfig()
-    cfg = DefaultModelConfig(**SIZES[size], sft_steps=max(1, round(d.sft_steps * steps_scale)),
-                             judge_steps=max(1, round(200 * steps_scale)))  # recipe 11's phase
+    d = Recipe()
+    cfg = Recipe(**SIZES[size], sft_steps=max(1, round(d.sft_steps * steps_scale)),
+                 judge_steps=max(1, round(200 * steps_scale)))  # recipe 11's phase
     if judge_steps is not None:
         cfg = dataclasses.replace(cfg, judge_steps=judge_steps)
     cfg = dataclasses.replace(cfg, **recipe)  # e.g. the instruction scripts' options
@@ -231,11 +231,11 @@ def main(argv=None) -> None:
                    "judging phase) to continue, instead of a warm-start from scratch")
     p.add_argument("--judge-steps", type=int, help="judging-phase steps (default: recipe 11's 200)")
     p.add_argument("--instr-bounds", action="store_true",
-                   help="model.default.instr_bounds: instruction checks with each bound beside its count")
+                   help="the recipe's instr_bounds: instruction checks with each bound beside its count")
     p.add_argument("--misspell-rate", type=float, default=0.0,
-                   help="model.default.instr_misspell_rate: wrong instruction replies that misspell")
+                   help="the recipe's instr_misspell_rate: wrong instruction replies that misspell")
     p.add_argument("--instr-compare", action="store_true",
-                   help="model.default.instr_compare: the quoted word compared letter by letter")
+                   help="the recipe's instr_compare: the quoted word compared letter by letter")
     p.add_argument("--name", help="the result's name (default: from the arguments)")
     p.add_argument("--judgments", type=Path, help="also write every judgment here (--show's layout)")
     p.add_argument("--save", type=Path, help="save the built model here")
@@ -266,7 +266,7 @@ def main(argv=None) -> None:
             f" from {args.start.name}, judging phase {args.judge_steps}" if args.start else "")
         options = {"instr_bounds": args.instr_bounds, "instr_misspell_rate": args.misspell_rate,
                    "instr_compare": args.instr_compare}
-        built_with = {k: v for k, v in options.items() if v}  # named where set, as recipe() does
+        built_with = {k: v for k, v in options.items() if v}  # named where set, as recipe_fields() does
         if args.save:
             model.save_pretrained(args.save)
             tokenizer.save_pretrained(args.save)

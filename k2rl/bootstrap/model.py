@@ -2,14 +2,14 @@
 
 k2rl builds it itself (nothing is downloaded): a `tokenizers` character vocabulary with a chat
 template, a Qwen2 config sized for a 2-core CPU, and a short supervised warm-start on
-demonstrations played by the default environments' scripted experts (k2rl.bootstrap.sft). The result
-is saved in HF format under `model.default.cache_dir/<recipe hash>` and reused while the recipe
-(every model.default field but the cache folder) stays the same. Deterministic given
-`model.default.seed`.
+demonstrations played by the default environments' scripted experts (k2rl.bootstrap.sft), all as
+the recipe that `model.default` names says (k2rl.bootstrap.recipe). The result is saved in HF
+format under `model.cache_dir/<recipe hash>` and reused while the recipe (every field of it)
+stays the same. Deterministic given the recipe's `seed`.
 
-A recipe whose weights ship with k2rl (`PREBUILT`: the default's, whose judging phase takes
-hours on a CPU and minutes on a GPU) is not built: its folder is made from the shipped
-weights and the tokenizer and config built here (`model.default.prebuilt`).
+A recipe whose weights ship with k2rl (`PREBUILT`: the small default's, whose judging phase
+takes hours on a CPU and minutes on a GPU) is not built: its folder is made from the shipped
+weights and the tokenizer and config built here (unless `model.prebuilt` is false).
 """
 from __future__ import annotations
 
@@ -26,20 +26,21 @@ import torch
 from critic.rubrics import load_rubrics
 from k2rl.bootstrap.int8 import unpack
 from k2rl.bootstrap.sft import instruction_scripts, judging_phase, warm_start
-from k2rl.config import DefaultModelConfig, ModelConfig
+from k2rl.bootstrap.recipe import Recipe, recipe_for
+from k2rl.config import ModelConfig
 from k2rl.lm.chat import load_tokenizer
 
 RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
 #                    9: byte-level character names, the judge's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
-#                        another order, 35% fewer padded tokens. model.default.copy_demo_rate
+#                        another order, 35% fewer padded tokens. The recipe's copy_demo_rate
 #                        (copying drills) is named in the recipe only where it is not 0;
-#                        model.default.judge_* (the judging phase) likewise, where judge_steps
+#                        its judge_* (the judging phase) likewise, where judge_steps
 #                        is not 0: a build without the phase keeps its folder and is the
-#                        phase's start. model.default.instr_bounds, instr_misspell_rate and
+#                        phase's start. Its instr_bounds, instr_misspell_rate and
 #                        instr_compare, the instruction scripts' options, likewise where set)
-# The instruction scripts' options (model.default.instr_*), each with its value when off: a
+# The instruction scripts' options (the recipe's instr_*), each with its value when off: a
 # recipe names them only where set (recipe 11's builds, made before they existed, name none).
 INSTRUCTION_SCRIPTS = {"instr_bounds": False, "instr_misspell_rate": 0.0, "instr_compare": False}
 # <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
@@ -92,7 +93,7 @@ def build_tokenizer():
         chat_template=CHAT_TEMPLATE, model_max_length=1024)
 
 
-def build_config(cfg: DefaultModelConfig, tokenizer):
+def build_config(cfg: Recipe, tokenizer):
     from transformers import Qwen2Config
 
     vocab = -(-len(tokenizer) // 8) * 8  # round up to a multiple of 8 for the matmuls
@@ -104,13 +105,13 @@ def build_config(cfg: DefaultModelConfig, tokenizer):
         pad_token_id=tokenizer.pad_token_id, bos_token_id=None, torch_dtype="float32")
 
 
-def recipe(cfg: DefaultModelConfig) -> dict:
-    """What the build depends on: every model.default field but the cache folder. How a model
-    is loaded and trained (model.dtype, autocast, attention, lora) lies outside model.default,
-    and the warm-start is always fp32 (see default_model), so none of it is named here."""
+def recipe_fields(cfg: Recipe) -> dict:
+    """What the build depends on: the recipe's fields (less those that are off, as the builds
+    made before they existed named none), under the build's version. Where the model is kept
+    and whether its weights are the shipped ones (model.cache_dir, model.prebuilt), and how a
+    model is loaded and trained (model.dtype, autocast, attention, lora), lie outside the
+    recipe, and the warm-start is always fp32 (see build_model), so none of it is named here."""
     fields = dataclasses.asdict(cfg)
-    fields.pop("cache_dir")
-    fields.pop("prebuilt")  # shipped or built here: the same recipe's build
     if not cfg.copy_demo_rate:  # off: the same build as before the drills existed
         fields.pop("copy_demo_rate")
     for name in INSTRUCTION_SCRIPTS:  # off: as before they existed
@@ -124,15 +125,17 @@ def recipe(cfg: DefaultModelConfig) -> dict:
     return {"version": RECIPE_VERSION, **fields}
 
 
-def recipe_dir(cfg: DefaultModelConfig) -> Path:
-    key = hashlib.sha256(json.dumps(recipe(cfg), sort_keys=True).encode()).hexdigest()[:12]
-    return Path(cfg.cache_dir).expanduser() / f"qwen2-char-{key}"
+def recipe_dir(cfg: Recipe, cache_dir: str) -> Path:
+    """The folder under `cache_dir` (model.cache_dir) that a build of `cfg` is kept in."""
+    key = hashlib.sha256(json.dumps(recipe_fields(cfg), sort_keys=True).encode()).hexdigest()[:12]
+    return Path(cache_dir).expanduser() / f"qwen2-char-{key}"
 
 
-def judge_scripts(built: dict | None, default: DefaultModelConfig) -> dict:
+def judge_scripts(built: dict | None, default: Recipe) -> dict:
     """The instruction scripts' options (k2rl.bootstrap.sft.instruction_scripts) a model was
     taught to judge with: those its recipe names (a recipe names them only where set, so an
-    absent one is off), or model.default's for a model k2rl did not build."""
+    absent one is off), or those of `default` (the run's model.default recipe) for a model k2rl
+    did not build."""
     if built is not None:
         default = dataclasses.replace(default, **{
             name: built.get(name, off) for name, off in INSTRUCTION_SCRIPTS.items()})
@@ -155,7 +158,17 @@ def build_device() -> str:
 
 
 def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
-    """Path of the default model for this recipe, built and warm-started on first use.
+    """Path of the run's model: `model.path`, or the default model of the recipe that
+    `model.default` names, built on first use (`build_model`)."""
+    if cfg.path:
+        return Path(cfg.path)
+    return build_model(recipe_for(cfg), cfg.cache_dir, cfg.prebuilt, progress)
+
+
+def build_model(recipe: Recipe, cache_dir: str, prebuilt: bool = True,
+                progress: bool = True) -> Path:
+    """Path of the default model of `recipe` under `cache_dir`, made from the weights shipped
+    for it (where `prebuilt` and there are any) or built and warm-started, on first use.
 
     The warm-start computes in fp32 whatever `model.autocast` says: a bf16 warm-start of the default
     recipe ended at loss 0.212 against 0.199 and started RL weaker (held-out arithmetic 68% against
@@ -164,12 +177,9 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
     H200 against 3.1 s on 2 CPU cores (bench/archive/notebook.md, "The judge's build"). A GPU build
     is not bit-identical to a CPU build of the same recipe, and the cache does not tell them apart.
     """
-    if cfg.path:
-        return Path(cfg.path)
-    default = cfg.default
-    out = recipe_dir(default)
+    out = recipe_dir(recipe, cache_dir)
     shipped = PREBUILT / f"{out.name}.safetensors"
-    use_shipped = default.prebuilt and shipped.exists()
+    use_shipped = prebuilt and shipped.exists()
     if (out / "recipe.json").exists():
         if not (use_shipped and replaced(out, shipped)):
             return out
@@ -178,39 +188,39 @@ def default_model(cfg: ModelConfig, progress: bool = True) -> Path:
                   "making it again from them", file=sys.stderr, flush=True)
     from transformers import Qwen2ForCausalLM
 
-    torch.manual_seed(default.seed)
+    torch.manual_seed(recipe.seed)
     if use_shipped:
         tokenizer = build_tokenizer()
-        model, stats = prebuilt_model(shipped, default, tokenizer)
-    elif default.judge_steps:  # the judging phase continues the build without it (cached too)
+        model, stats = prebuilt_model(shipped, recipe, tokenizer)
+    elif recipe.judge_steps:  # the judging phase continues the build without it (cached too)
         if progress:
             print(f"k2rl: building the default model in {out} (no weights ship for this recipe; "
-                  f"model.default.prebuilt={default.prebuilt}): the warm-start, then a judging "
-                  f"phase of {default.judge_steps} steps on {build_device()}, about "
-                  f"{JUDGE_STEP_SECONDS[build_device()] * default.judge_steps / 60:.0f} minutes "
+                  f"model.prebuilt={prebuilt}): the warm-start, then a judging "
+                  f"phase of {recipe.judge_steps} steps on {build_device()}, about "
+                  f"{JUDGE_STEP_SECONDS[build_device()] * recipe.judge_steps / 60:.0f} minutes "
                   f"for the phase at the default size", file=sys.stderr, flush=True)
-        start = default_model(dataclasses.replace(cfg, path=None, default=dataclasses.replace(
-            default, judge_steps=0)), progress=progress)
+        start = build_model(dataclasses.replace(recipe, judge_steps=0), cache_dir, prebuilt,
+                            progress)
         tokenizer = load_tokenizer(start)
         model = Qwen2ForCausalLM.from_pretrained(start, dtype=torch.float32).to(build_device())
         stats = json.loads((start / "recipe.json").read_text())["warm_start"]
         stats = {"warm_start": stats, "judging_phase": judging_phase(
-            model, tokenizer, default, progress=progress)}
+            model, tokenizer, recipe, progress=progress)}
     else:
         if progress:
             print(f"k2rl: building the default model's warm-start in {out} "
-                  f"({default.sft_steps} steps on {build_device()}, about "
-                  f"{WARM_STEP_SECONDS[build_device()] * default.sft_steps / 60:.0f} minutes at "
+                  f"({recipe.sft_steps} steps on {build_device()}, about "
+                  f"{WARM_STEP_SECONDS[build_device()] * recipe.sft_steps / 60:.0f} minutes at "
                   "the default size)", file=sys.stderr, flush=True)
         tokenizer = build_tokenizer()
-        model = Qwen2ForCausalLM(build_config(default, tokenizer)).to(build_device())
-        stats = {"warm_start": warm_start(model, tokenizer, default, progress=progress)}
+        model = Qwen2ForCausalLM(build_config(recipe, tokenizer)).to(build_device())
+        stats = {"warm_start": warm_start(model, tokenizer, recipe, progress=progress)}
     model.to("cpu")
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)  # left by a build that was interrupted
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    (tmp / "recipe.json").write_text(json.dumps({**recipe(default), **stats}, indent=1))
+    (tmp / "recipe.json").write_text(json.dumps({**recipe_fields(recipe), **stats}, indent=1))
     shutil.rmtree(out, ignore_errors=True)  # a folder made from weights shipped before
     tmp.rename(out)  # atomic: a half-built model is never taken for a finished one
     return out
@@ -223,7 +233,7 @@ def replaced(folder: Path, weights: Path) -> bool:
         weights.with_suffix(".json").read_text())["sha256"]
 
 
-def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
+def prebuilt_model(weights: Path, recipe: Recipe, tokenizer):
     """The default recipe's model from the weights shipped for it (`PREBUILT`, stored in int8:
     k2rl.bootstrap.int8), and how they were built (their .json beside them). Raises ValueError
     where the weights are not the ones the .json names (a Git LFS pointer, a partial checkout)
@@ -232,14 +242,14 @@ def prebuilt_model(weights: Path, default: DefaultModelConfig, tokenizer):
     from transformers import Qwen2ForCausalLM
 
     about = json.loads(weights.with_suffix(".json").read_text())
-    fix = "set model.default.prebuilt=false to build the default model here"
+    fix = "set model.prebuilt=false to build the default model here"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     if digest != about["sha256"]:
         raise ValueError(f"{weights} is not the file its .json names (sha256 {digest[:12]}, "
                          f"not {about['sha256'][:12]}): check it out again, or {fix}")
-    if about["recipe"] != recipe(default):
+    if about["recipe"] != recipe_fields(recipe):
         raise ValueError(f"{weights} was built for another recipe than model.default's: {fix}")
-    model = Qwen2ForCausalLM(build_config(default, tokenizer))
+    model = Qwen2ForCausalLM(build_config(recipe, tokenizer))
     missing, unexpected = model.load_state_dict(unpack(load_file(weights)), strict=False)
     if unexpected or set(missing) - {"lm_head.weight"}:  # the tied lm_head is not saved
         raise ValueError(f"{weights} does not hold this recipe's Qwen2 weights "

@@ -2,14 +2,14 @@
 
 Each demonstration is one episode played by the environment's scripted expert
 (`TextEnv.expert_action`), laid out with k2rl.lm.chat, with the loss on the assistant's tokens only.
-The calculator expert calls its tool only `model.default.tool_rate` of the time and guesses
-otherwise, so the warm-started policy is sometimes right: RL must find that the tool pays. With
-`model.default.word_demos`, every instruction demonstration asks to include or avoid a quoted
-word, so the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
-`model.default.critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos):
+The recipe (k2rl.bootstrap.recipe) says how: the calculator expert calls its tool only `tool_rate`
+of the time and guesses otherwise, so the warm-started policy is sometimes right: RL must find
+that the tool pays. With `word_demos`, every instruction demonstration asks to include or avoid
+a quoted word, so the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
+`critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos):
 an expert answer against a wrong one to a training-split prompt of a family that teaches judging,
 with the judge's working, its check of each answer and the verdict (critic.layout). With
-`model.default.copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's
+`copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's
 checks copy a reply's words, which demonstrations alone never taught the default model to do.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tqdm import tqdm
 from critic.rubrics import load_rubrics
 from envs import TeachesJudging  # importing envs registers the k2rl environments
 from k2rl.bootstrap.copying import copy_drill
-from k2rl.config import DefaultModelConfig
+from k2rl.bootstrap.recipe import Recipe
 from k2rl.lm.chat import conversation_ids
 from k2rl.lm.logprobs import collate, token_logp
 from k2rl.step.critic_demos import critic_demonstration
@@ -36,21 +36,21 @@ SFT_CHUNK_TOKENS = 2048  # padded tokens per length-sorted chunk of a warm-start
 GPU_CHUNK_TOKENS = 16384
 
 
-def make_demo_envs(cfg: DefaultModelConfig) -> list:
+def make_demo_envs(cfg: Recipe) -> list:
     kwargs = {"k2rl/Calculator-v1": {"tool_rate": cfg.tool_rate},
               "k2rl/Instructions-v0": {"word_constraint": cfg.word_demos},
               "k2rl/Instructions-v1": {"word_constraint": cfg.word_demos}}
     return [gymnasium.make(env_id, **kwargs.get(env_id, {})).unwrapped for env_id in cfg.demo_tasks]
 
 
-def instruction_scripts(cfg: DefaultModelConfig) -> dict:
+def instruction_scripts(cfg: Recipe) -> dict:
     """The instruction envs' options for the judge's scripts (envs/instructions.py) that a build
     with `cfg` teaches: {"misspell_rate": ..., "bounds_in_checks": ..., "compare_quoted": ...}."""
     return {"misspell_rate": cfg.instr_misspell_rate, "bounds_in_checks": cfg.instr_bounds,
             "compare_quoted": cfg.instr_compare}
 
 
-def make_judge_envs(cfg: DefaultModelConfig) -> list:
+def make_judge_envs(cfg: Recipe) -> list:
     """The demo tasks' environments whose scripted experts also teach judging; in them the
     calculator's expert always calls its tool and chat's never flatters (the right answers),
     and the instruction scripts take `instr_bounds`, `instr_misspell_rate` and `instr_compare`."""
@@ -146,7 +146,7 @@ def train_steps(model, tokenizer, sequence, steps: int, batch: int, lr: float, d
     return {"first_loss": losses[0], "last_loss": float(np.mean(losses[-20:])), "steps": steps}
 
 
-def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
+def warm_start(model, tokenizer, cfg: Recipe, progress: bool = True) -> dict:
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
     demo_envs = make_demo_envs(cfg)
@@ -169,7 +169,7 @@ def warm_start(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True)
                        cfg.sft_lr, "warm-start", progress)
 
 
-def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = True) -> dict:
+def judging_phase(model, tokenizer, cfg: Recipe, progress: bool = True) -> dict:
     """Continue a warm-started `model` in place for `cfg.judge_steps` steps on batches of which
     `cfg.judge_share` are scripted judgments (training-split prompts, as in the warm-start) and
     the rest demonstrations, at `cfg.judge_lr` (warmed up, then down a cosine to a tenth, as the
@@ -182,7 +182,7 @@ def judging_phase(model, tokenizer, cfg: DefaultModelConfig, progress: bool = Tr
     rng = np.random.default_rng(cfg.seed + 1)  # not the warm-start's draws again
     demo_envs, judge_envs, rubrics = make_demo_envs(cfg), make_judge_envs(cfg), load_rubrics()
     if not judge_envs:
-        raise ValueError(f"model.default.judge_steps needs a demo task that teaches judging; "
+        raise ValueError(f"the recipe's judge_steps needs a demo task that teaches judging; "
                          f"none of {cfg.demo_tasks} does")
 
     def sequence() -> tuple[list[int], list[int]]:

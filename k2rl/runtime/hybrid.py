@@ -21,6 +21,7 @@ from critic.pairs import Pair, comparison_of
 from critic.rubrics import load_rubrics
 from k2rl.bootstrap.model import judge_scripts
 from k2rl.bootstrap.ptx import curated_judgments, curated_messages, encode_messages, load_ptx
+from k2rl.bootstrap.recipe import recipe_for
 from k2rl.config import Config
 from k2rl.device import distributed, engine, lora
 from k2rl.device.colocate import Colocation
@@ -90,15 +91,14 @@ class HybridWorker:
         if self.serves_adapter or (self.peft and lora.is_adapter(model_dir)):
             self._push()  # the engine loaded the base: give it the (fresh or resumed) adapter
         self.optimizers = make_optimizer(self.model, cfg.train)
-        self.critic_opt = (torch.optim.AdamW(trainable(self.model), lr=cfg.critic.lr)
-                           if cfg.critic.lr else None)
+        self.critic_opt = torch.optim.AdamW(trainable(self.model), lr=cfg.critic.lr)
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
         self.correctors = (check_correctors([t.id for t in cfg.tasks],
-                                            judge_scripts(self.built, cfg.model.default))
+                                            judge_scripts(self.built, recipe_for(cfg.model)))
                            if cfg.critic.correct_checks else {})
         self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
-                                check_tokens=check_tokens(self.built, cfg.model.default),
+                                check_tokens=check_tokens(self.built, recipe_for(cfg.model)),
                                 layout=run_layout(cfg, self.built))
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
@@ -115,7 +115,7 @@ class HybridWorker:
         tasks = [task.id for task in cfg.tasks]
         return ([encode_messages(self.tokenizer, m) for m in curated_messages(tasks)]
                 + curated_judgments(self.tokenizer, tasks, cfg.train.ptx_judgments,
-                                    scripts=judge_scripts(self.built, cfg.model.default)))
+                                    scripts=judge_scripts(self.built, recipe_for(cfg.model))))
 
     # ---- data-parallel set-up (WorkerGroup.start)
 
@@ -173,18 +173,16 @@ class HybridWorker:
                 (fixed := corrected(c, j, self.correctors)) is not None and fixed != j.checks
                 for c, j in zip(comparisons, judgments)]))
         colocation = self.colocation.before_train(self._optimizers())
-        t, c = self.cfg.train, self.cfg.critic
+        t = self.cfg.train
         if t.reset_optimizer:  # k1.5: fresh optimizer state every iteration
             self.optimizers = make_optimizer(self.model, t)
         lr = lr_at(step, t, t.steps)
         set_lr(self.optimizers, lr)
         aux = {"ptx": (self.ptx, t.ptx_beta, t.ptx_batch)}
-        if not c.lr:  # the verdict NLL joins the policy loss
-            aux["critic"] = (judge, c.weight, len(judge))
         start = time.perf_counter()
         metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
-        if c.lr and critic_pairs is not None:  # its own step at its own learning rate
+        if critic_pairs is not None:  # its own step at its own learning rate (critic.lr)
             metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, judge,
                                                         self.pad_id, t.grad_clip,
                                                         t.micro_batch_tokens)
@@ -213,7 +211,7 @@ class HybridWorker:
 
     def _optimizers(self) -> list[torch.optim.Optimizer]:
         """The policy's optimizers and the critic's: offloaded together in GPU sleep mode."""
-        return self.optimizers + ([self.critic_opt] if self.critic_opt else [])
+        return [*self.optimizers, self.critic_opt]
 
     def critic_eval(self, pairs: list[Pair]) -> dict:
         """The policy as judge on labelled pairs (its working, checks and verdicts)."""

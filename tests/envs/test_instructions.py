@@ -163,7 +163,7 @@ def scripted_checks(env, n: int = 3000):
 
 
 def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
-    """With both options on (model.default.instr_bounds, instr_misspell_rate): the expert's
+    """With both options on (the recipe's instr_bounds, instr_misspell_rate): the expert's
     check says yes, the wrong reply's no, each bound's finding holds its bound, and the
     longest check fits CHECK_TOKENS (the default model writes a character a token)."""
     from k2rl.step.judge_ids import CHECK_TOKENS

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import pytest
+import yaml
 
 from k2rl.config import Config, ConfigError, load_config
 from k2rl.tasks.registry import load_envs
@@ -26,7 +27,9 @@ def test_the_default_run_exercises_the_critic():
         info = env.step("x")[-1]
         judged[task.id] = bool(info.get("judged"))
     assert judged["k2rl/Chat-v1"] and sum(judged.values()) == 1
-    assert cfg.critic.refresh is None and "k2rl/Chat-v1" in cfg.model.default.demo_tasks
+    from k2rl.bootstrap.recipe import recipe_for
+
+    assert cfg.critic.refresh is None and "k2rl/Chat-v1" in recipe_for(cfg.model).demo_tasks
 
 
 def test_overrides_are_typed():
@@ -94,22 +97,64 @@ def test_every_shipped_config_loads(path):
     ("rollout.threads", "engine.threads"),
     ("rollout.dtype", "engine.dtype"),
     ("rollout.sleep_mode", "engine.sleep_mode"),
-    ("model.sft_steps", "model.default.sft_steps"),
-    ("model.cache_dir", "model.default.cache_dir"),
+    ("model.default.cache_dir", "model.cache_dir"),
+    ("model.default.prebuilt", "model.prebuilt"),
 ])
 def test_a_moved_key_names_its_new_place(tmp_path, old, new):
-    """Engine settings left `rollout`, the default model's recipe left `model`: an override or
-    a file with the old key (an older run folder's config.yaml) says where it went."""
-    section, leaf = old.split(".")
+    """Engine settings left `rollout`, the default model's cache and shipped-weights switch left
+    the recipe: an override or a file with the old key (an older run folder's config.yaml) says
+    where it went."""
+    *sections, leaf = old.split(".")
     value = {"threads": 1, "kv_cache_gib": 1, "dtype": "float32", "sleep_mode": False,
-             "sft_steps": 3, "cache_dir": "/x"}[leaf]
+             "cache_dir": "/x", "prebuilt": False}[leaf]
     with pytest.raises(ConfigError, match=rf"^config key {old} moved to {new} in .*overrides$"):
         load_config(None, [f"{old}={value}"])
     path = tmp_path / "config.yaml"
-    path.write_text(f"{section}:\n  {leaf}: {value}\n")
+    path.write_text(yaml.safe_dump(nested(old, value)))
     with pytest.raises(ConfigError, match=rf"^config key {old} moved to {new} in .*config\.yaml$"):
         load_config(path)
     assert load_config(None, [f"{new}={value}"]) is not None
+
+
+def nested(key: str, value) -> dict:
+    """{"a": {"b": value}} for "a.b"."""
+    for part in reversed(key.split(".")):
+        value = {part: value}
+    return value
+
+
+@pytest.mark.parametrize("old", ["model.default.judge_steps=1500", "model.default.hidden_size=64",
+                                 "model.default.demo_tasks=[k2rl/Arithmetic-v1]"])
+def test_a_recipe_field_is_no_config_key_and_says_where_it_went(tmp_path, old):
+    """The default model's recipe left the config for k2rl/bootstrap/recipe.py, and
+    model.default names one: an old recipe key in an override (on the defaults or on a file
+    whose model.default is a name) or in a file (an older run folder's config.yaml, the whole
+    recipe under model.default) is one sentence naming the new way."""
+    key, value = old.split("=")
+    new = (r"a recipe in k2rl/bootstrap/recipe.py, which model.default names "
+           r"\(e.g. model.default=tiny; a variant is a new recipe there\)")
+    for config in (None, "configs/tiny.yaml", "configs/default.yaml"):
+        with pytest.raises(ConfigError, match=rf"^config key {key} moved to {new} in .*overrides$"):
+            load_config(config, [old])
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(nested(key, yaml.safe_load(value))))
+    with pytest.raises(ConfigError, match=rf"^config key {key} moved to {new} in .*config\.yaml$"):
+        load_config(path)
+    assert load_config("configs/default.yaml", ["model.default=tiny"]).model.default == "tiny"
+
+
+def test_the_judge_learns_at_one_rate():
+    """critic.lr is the one knob of the judge's training (its own AdamW step); critic.weight,
+    which weighted its NLL in the policy loss when critic.lr was null, is refused with the
+    knob to set, alone or beside critic.lr."""
+    assert load_config(None, ["critic.lr=2e-5"]).critic.lr == 2e-5
+    for overrides in (["critic.weight=0.05"], ["critic.lr=null", "critic.weight=0.5"],
+                      ["critic.lr=1e-4", "critic.weight=0.5"]):
+        with pytest.raises(ConfigError, match=r"^config key critic.weight moved to critic.lr "
+                                              r"\(the judge's own AdamW step"):
+            load_config(None, overrides)
+    with pytest.raises(ConfigError, match="critic.lr must be float, not None"):
+        load_config(None, ["critic.lr=null"])
 
 
 def test_a_run_folder_s_config_dump_loads_back(tmp_path):
@@ -118,7 +163,7 @@ def test_a_run_folder_s_config_dump_loads_back(tmp_path):
 
     from k2rl.config import to_dict
 
-    cfg = load_config("configs/tiny.yaml", ["engine.threads=1", "model.default.seed=3"])
+    cfg = load_config("configs/tiny.yaml", ["engine.threads=1", "model.default=recipe11"])
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(to_dict(cfg), sort_keys=False))
     assert load_config(path) == cfg

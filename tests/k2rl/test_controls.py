@@ -149,19 +149,19 @@ def test_curated_judgments_are_scripted_judgments_of_the_run_s_judging_tasks():
 
 
 def test_curated_judgments_keep_the_instruction_layout_the_model_was_built_with(tmp_path):
-    """A build with the instruction scripts' options (model.default.instr_bounds) judges with
+    """A build with the instruction scripts' options (the recipe's instr_bounds) judges with
     counts beside their bounds; its PTX judgments must keep that layout, read from the recipe
     the build (or a checkpoint trained from it) carries, not fall back to the env's default."""
     from k2rl.bootstrap.model import judge_scripts
     from k2rl.lm.hf import built_recipe
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
 
     tok = build_tokenizer()
     tasks = ["k2rl/Instructions-v1"]
-    assert judge_scripts(None, DefaultModelConfig()) == {  # the default's: all three on
+    assert judge_scripts(None, Recipe()) == {  # the default's: all three on
         "misspell_rate": 0.5, "bounds_in_checks": True, "compare_quoted": True}
-    default = DefaultModelConfig(instr_bounds=False, instr_misspell_rate=0.0, instr_compare=False)
-    assert built_recipe(tmp_path) is None  # not built by k2rl: model.default's options
+    default = Recipe(instr_bounds=False, instr_misspell_rate=0.0, instr_compare=False)
+    assert built_recipe(tmp_path) is None  # not built by k2rl: model.default's recipe's options
     assert judge_scripts(None, default) == {"misspell_rate": 0.0, "bounds_in_checks": False,
                                             "compare_quoted": False}
     (tmp_path / "recipe.json").write_text(json.dumps({"instr_bounds": True}))
@@ -191,13 +191,13 @@ def test_a_short_run_decreases_the_kimi_loss(optimizer):
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config
-    from k2rl.config import DefaultModelConfig
+    from k2rl.bootstrap.recipe import Recipe
     from k2rl.step.group import Group, Request, Status, Trajectory
     from k2rl.step.trainer import make_optimizer, update
 
     torch.manual_seed(0)
     tok = build_tokenizer()
-    mcfg = DefaultModelConfig(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128)
+    mcfg = Recipe(hidden_size=64, num_layers=2, num_heads=2, intermediate_size=128)
     model = Qwen2ForCausalLM(build_config(mcfg, tok)).eval()
     groups = []
     for g, prompt in enumerate(["12+7=", "30-4=", "6*7=", "9+9="]):

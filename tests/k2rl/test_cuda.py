@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import DefaultModelConfig, LoraConfig, TrainConfig
+from k2rl.bootstrap.recipe import Recipe
+from k2rl.config import LoraConfig, TrainConfig
 from k2rl.lm import precision
 from k2rl.lm.logprobs import token_logp
 from k2rl.step.trainer import batch_of, make_optimizer, update
@@ -23,7 +24,7 @@ def small_model(attention: str = "eager"):
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    cfg = DefaultModelConfig(hidden_size=64, num_layers=2, num_heads=4, intermediate_size=128)
+    cfg = Recipe(hidden_size=64, num_layers=2, num_heads=4, intermediate_size=128)
     config = build_config(cfg, build_tokenizer())
     config._attn_implementation = attention
     return Qwen2ForCausalLM(config).eval()
@@ -136,7 +137,7 @@ def test_the_default_model_s_warm_start_trains_on_the_gpu():
 
     from k2rl.bootstrap import sft
 
-    cfg = DefaultModelConfig(hidden_size=64, num_layers=2, num_heads=4, intermediate_size=128)
+    cfg = Recipe(hidden_size=64, num_layers=2, num_heads=4, intermediate_size=128)
     tokenizer = build_tokenizer()
     model = small_model().cuda()
     envs_ = sft.make_demo_envs(cfg)
@@ -148,14 +149,12 @@ def test_the_default_model_s_warm_start_trains_on_the_gpu():
 
 
 def test_the_default_model_is_built_on_the_gpu_and_saved_from_the_cpu(tmp_path):
-    from k2rl.bootstrap.model import build_device, default_model
-    from k2rl.config import ModelConfig
+    from k2rl.bootstrap.model import build_device, build_model
 
     assert build_device() == "cuda"
-    cfg = ModelConfig(default=DefaultModelConfig(
-        hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=2,
-        sft_batch=4, judge_steps=2, cache_dir=str(tmp_path)))
-    out = default_model(cfg, progress=False)
+    recipe = Recipe(hidden_size=32, num_layers=1, num_heads=2, intermediate_size=64, sft_steps=2,
+                    sft_batch=4, judge_steps=2)
+    out = build_model(recipe, str(tmp_path), progress=False)
     from transformers import AutoModelForCausalLM
 
     assert AutoModelForCausalLM.from_pretrained(out).num_parameters() > 0

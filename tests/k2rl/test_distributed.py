@@ -3,7 +3,8 @@ import torch
 import torch.multiprocessing as mp
 
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import DefaultModelConfig, TrainConfig
+from k2rl.bootstrap.recipe import Recipe
+from k2rl.config import TrainConfig
 from k2rl.device import distributed
 
 K = 4
@@ -14,7 +15,7 @@ def make_model():
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    mcfg = DefaultModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
+    mcfg = Recipe(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
     return Qwen2ForCausalLM(build_config(mcfg, build_tokenizer())).eval()
 
 

@@ -144,11 +144,11 @@ from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import DefaultModelConfig
+from k2rl.bootstrap.recipe import Recipe
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
-Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).save_pretrained(folder)
+Qwen2ForCausalLM(build_config(Recipe(), tok)).save_pretrained(folder)
 tok.save_pretrained(folder)
 llm = engine.start_engine(folder, 256, seed=0, dtype="bfloat16")
 print("RESULT", engine.generate(llm, [[tok.eos_token_id]], [1], [0.0]))
@@ -171,12 +171,12 @@ from k2rl.device import engine
 engine.configure_env(2, 1)
 from transformers import Qwen2ForCausalLM
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import DefaultModelConfig
+from k2rl.bootstrap.recipe import Recipe
 
 folder = tempfile.mkdtemp()
 tok = build_tokenizer()
 torch.manual_seed(0)
-model = Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).eval()
+model = Qwen2ForCausalLM(build_config(Recipe(), tok)).eval()
 model.save_pretrained(folder)
 tok.save_pretrained(folder)
 llm = engine.start_engine(folder, 256, seed=0)

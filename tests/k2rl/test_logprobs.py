@@ -57,7 +57,8 @@ def test_gradient_checkpointing_takes_the_same_update():
     from transformers import Qwen2ForCausalLM
 
     from k2rl.bootstrap.model import build_config, build_tokenizer
-    from k2rl.config import DefaultModelConfig, TrainConfig
+    from k2rl.bootstrap.recipe import Recipe
+    from k2rl.config import TrainConfig
     from k2rl.step.trainer import make_optimizer, update
     from tests.k2rl.test_distributed import batch
 
@@ -66,7 +67,7 @@ def test_gradient_checkpointing_takes_the_same_update():
     weights = []
     for checkpointing in (False, True):
         torch.manual_seed(0)
-        mcfg = DefaultModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
+        mcfg = Recipe(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
         model = Qwen2ForCausalLM(build_config(mcfg, tok)).eval()
         if checkpointing:
             model.gradient_checkpointing_enable(

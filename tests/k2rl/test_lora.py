@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from k2rl.bootstrap.model import build_tokenizer, recipe
-from k2rl.config import (ConfigError, DefaultModelConfig, LoraConfig, ModelConfig, TrainConfig,
+from k2rl.bootstrap.model import build_tokenizer
+from k2rl.bootstrap.recipe import Recipe, recipe_for
+from k2rl.config import (ConfigError, LoraConfig, ModelConfig, TrainConfig,
                          load_config)
 from k2rl.device import lora
 from k2rl.step.trainer import critic_step, make_optimizer, update
@@ -36,7 +37,7 @@ def test_lora_is_off_by_default_and_configured_by_key():
     with pytest.raises(ConfigError, match="model.lora.rank"):
         load_config(None, ["model.lora={rank: 0}"])
     # how RL trains is not how the default model is built: the cached model stays the same
-    assert recipe(ModelConfig(lora=LoraConfig()).default) == recipe(ModelConfig().default)
+    assert recipe_for(ModelConfig(lora=LoraConfig())) == recipe_for(ModelConfig())
 
 
 def wrapped(cfg: LoraConfig = SMALL, folder: str = "/base"):
@@ -220,7 +221,7 @@ def lora_gaps(family: str, folder: str, pushes: int = 3) -> dict:
         from k2rl.bootstrap.model import build_config
 
         tok = build_tokenizer()
-        Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).save_pretrained(base_dir)
+        Qwen2ForCausalLM(build_config(Recipe(), tok)).save_pretrained(base_dir)
         tok.save_pretrained(base_dir)
     else:
         {"qwen2-chatml": qwen2_dir, "llama3": llama3_dir}[family](base_dir)

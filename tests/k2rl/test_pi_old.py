@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from k2rl.bootstrap.model import build_config, build_tokenizer
-from k2rl.config import DefaultModelConfig, TrainConfig
+from k2rl.bootstrap.recipe import Recipe
+from k2rl.config import TrainConfig
 from k2rl.step.trainer import batch_of, make_optimizer, old_logp, pi_old, update
 from tests.k2rl.test_distributed import batch as make_groups
 
@@ -15,7 +16,7 @@ def small_model():
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(0)
-    mcfg = DefaultModelConfig(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
+    mcfg = Recipe(hidden_size=32, num_layers=2, num_heads=2, intermediate_size=64)
     return Qwen2ForCausalLM(build_config(mcfg, build_tokenizer())).eval()
 
 

@@ -61,8 +61,7 @@ def test_broken_plugin_and_missing_module_are_clear_errors(monkeypatch):
 def test_custom_environment_trains_end_to_end(tmp_path):
     """The example package trains through `k2rl train` (tiny model, 2 steps)."""
     cmd = [sys.executable, "-m", "k2rl", "train", "examples/custom_env/config.yaml",
-           "model.default={hidden_size: 64, num_layers: 2, num_heads: 2, intermediate_size: 128,"
-           " sft_steps: 20, sft_batch: 16, judge_steps: 0}",
+           "model.default=tiny",
            "train.steps=2", "rollout.k=2", "rollout.prompts_per_step=4", "eval.prompts_per_task=4",
            "log.progress=false", f"log.run_dir={tmp_path}", "log.run_name=echo"]
     # the example package and this checkout (so the Ray workers import the k2rl under test)

@@ -24,8 +24,8 @@ from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
 from envs.instructions import InstructionsEnv
 from k2rl.bootstrap.model import build_tokenizer, judge_scripts
+from k2rl.bootstrap.recipe import Recipe
 from k2rl.bootstrap.sft import make_judge_envs
-from k2rl.config import DefaultModelConfig
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
@@ -177,7 +177,7 @@ def test_the_longest_default_prompts_leave_room_for_whole_answers():
 
 
 def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whole_answers():
-    """model.default.instr_compare writes instruction checks of up to 160 characters: such a
+    """The recipe's instr_compare writes instruction checks of up to 160 characters: such a
     build's judge may write LONG_CHECK_TOKENS a check (read from the recipe it carries), any
     other model CHECK_TOKENS, and the default prompts still keep their whole answers."""
     from k2rl.step.judge_ids import CHECK_TOKENS, LONG_CHECK_TOKENS, check_cap, check_tokens
@@ -185,10 +185,9 @@ def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whol
     assert check_tokens(None) == check_tokens({"instr_bounds": True}) == CHECK_TOKENS
     assert check_tokens({"instr_compare": True}) == LONG_CHECK_TOKENS > CHECK_TOKENS
     # a model k2rl did not build judges in model.default's layout (its PTX judgments' own)
-    from k2rl.config import DefaultModelConfig
-    assert check_tokens(None, DefaultModelConfig()) == LONG_CHECK_TOKENS
-    assert check_tokens(None, DefaultModelConfig(instr_compare=False)) == CHECK_TOKENS
-    assert check_tokens({}, DefaultModelConfig()) == CHECK_TOKENS  # recipe 11's build
+    assert check_tokens(None, Recipe()) == LONG_CHECK_TOKENS
+    assert check_tokens(None, Recipe(instr_compare=False)) == CHECK_TOKENS
+    assert check_tokens({}, Recipe()) == CHECK_TOKENS  # recipe 11's build
     assert check_cap(TOK, 1024, RUBRICS, LONG_CHECK_TOKENS) == LONG_CHECK_TOKENS
     rubrics = [r for r in load_rubrics() if r.applies_to("instructions")]
     prompt = "List fruits. min 3 words, uppercase, include 'mango'."
@@ -388,7 +387,7 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
 def test_warm_start_judgments_are_scripted_on_training_prompts_of_every_family():
     rubrics = load_rubrics()
     rng = np.random.default_rng(0)
-    judge_envs = make_judge_envs(DefaultModelConfig())
+    judge_envs = make_judge_envs(Recipe())
     assert {e.task for e in judge_envs} == {"arithmetic", "tool_use", "instructions", "chat"}
     for env in judge_envs:
         verdicts = set()
@@ -524,7 +523,7 @@ def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_ju
     question = "List colors. min 2 words, include 'navy'."
     assert fix["instructions"](question, "navy", "navy red") == (
         "1 navy+; colors yes, 1 words no, has 'navy' yes: no")
-    taught = check_correctors(tasks, judge_scripts(None, DefaultModelConfig()))
+    taught = check_correctors(tasks, judge_scripts(None, Recipe()))
     assert taught["instructions"](question, "navy", "navy red") == (
         "1 navy+ nnaavvyy=^; has 'navy' yes, colors yes, 1 words, min 2 no: no")
     assert taught["instructions"]("Tell me about the word nurse.", "x", "x") is None

@@ -64,7 +64,6 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
     """As configs/critic.yaml: a critic-rewarded family next to a verifiable one, refresh on."""
     printed = k2rl("train", *TINY, f"log.run_dir={tmp_path}", "log.run_name=c", "rollout.k=4",
          "critic.refresh=true", "critic.opponents=2", "critic.tie_margin=0",
-         "model.default.demo_tasks=[k2rl/Arithmetic-v1,k2rl/Chat-v1]",
          "tasks=[{id: k2rl/Arithmetic-v1}, {id: k2rl/Chat-v1}]")
     lines = [json.loads(x) for x in (tmp_path / "c" / "metrics.jsonl").read_text().splitlines()]
     judged = [m for m in lines[1:] if "train/chat/reward" in m]

@@ -156,10 +156,10 @@ def sync_gaps(family: str, fallback: bool, dtype: str = "float32", compile: bool
         from transformers import Qwen2ForCausalLM
 
         from k2rl.bootstrap.model import build_config, build_tokenizer
-        from k2rl.config import DefaultModelConfig
+        from k2rl.bootstrap.recipe import Recipe
 
         tok = build_tokenizer()
-        Qwen2ForCausalLM(build_config(DefaultModelConfig(), tok)).save_pretrained(folder)
+        Qwen2ForCausalLM(build_config(Recipe(), tok)).save_pretrained(folder)
         tok.save_pretrained(folder)
     else:
         {"qwen2-chatml": qwen2_dir, "llama3": llama3_dir}[family](folder)

@@ -11,17 +11,22 @@ import gymnasium
 from envs.base import TextEnv, has_expert, split_of
 from envs.judging import TeachesJudging
 
+# A version is bumped where its scores change: Math-v2, Countdown-v1 and Code-v1 read the final
+# answer of a reply in the styles real models write (rewards.extract), where v1, v0 and v0
+# scored working, tags and code fences 0. Arithmetic, Calculator, Instructions, Chat and Lookup
+# keep their ids: the embedded default's recipes name them (k2rl.bootstrap.recipe) and their
+# terse replies read as before (bench/results/default_run_verifiers.json).
 _ENTRY_POINTS = {
     "k2rl/Arithmetic-v1": "envs.arithmetic:ArithmeticEnv",
     "k2rl/Arithmetic-v2": "envs.arithmetic:WorkedArithmeticEnv",
     "k2rl/Calculator-v1": "envs.calculator:CalculatorEnv",
-    "k2rl/Math-v1": "envs.math:MathEnv",
-    "k2rl/Countdown-v0": "envs.countdown:CountdownEnv",
+    "k2rl/Math-v2": "envs.math:MathEnv",
+    "k2rl/Countdown-v1": "envs.countdown:CountdownEnv",
     "k2rl/Sudoku-v1": "envs.sudoku:SudokuEnv",
     "k2rl/Instructions-v0": "envs.instructions:InstructionsEnv",
     "k2rl/Instructions-v1": "envs.instructions:TopicInstructionsEnv",
     "k2rl/Lookup-v1": "envs.lookup:LookupEnv",
-    "k2rl/Code-v0": "envs.code:CodeEnv",
+    "k2rl/Code-v1": "envs.code:CodeEnv",
     "k2rl/Chat-v1": "envs.chat:ChatEnv",
     # for pretrained chat models (configs/smollm2.yaml): IFEval-style wording, real answers
     "k2rl/WordSums-v0": "envs.word_sums:WordSumsEnv",

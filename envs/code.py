@@ -1,4 +1,4 @@
-"""Write a small Python function, scored by hidden unit tests ("k2rl/Code-v0").
+"""Write a small Python function, scored by hidden unit tests ("k2rl/Code-v1").
 
 The prompt is one short sentence, e.g. ``"Write f(x) that returns x*3+1."``
 (the model is character-level, so prompts stay under 80 characters); the

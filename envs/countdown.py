@@ -1,4 +1,4 @@
-"""Single-turn Countdown: reach a target with given numbers ("k2rl/Countdown-v0").
+"""Single-turn Countdown: reach a target with given numbers ("k2rl/Countdown-v1").
 
 The prompt is ``"Use 3 5 7 to make 22:"``; the action is an expression that
 uses each number exactly once with + - * / and parentheses, e.g. ``3*5+7``,

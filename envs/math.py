@@ -1,4 +1,4 @@
-"""Single-turn arithmetic and simple algebra ("k2rl/Math-v1").
+"""Single-turn arithmetic and simple algebra ("k2rl/Math-v2").
 
 Five problem families, each a short prompt with a short answer, numeric or
 symbolic: ``"3*(4+5)-7="`` -> ``20``, ``"Solve 2x+3=11. x="`` -> ``4``,

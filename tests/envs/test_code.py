@@ -1,4 +1,4 @@
-"""Tests particular to the code-writing env ("k2rl/Code-v0").
+"""Tests particular to the code-writing env ("k2rl/Code-v1").
 
 The checks every env must pass are in test_contract.py.
 

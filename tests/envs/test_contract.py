@@ -55,8 +55,8 @@ CONTRACT: dict[str, Contract] = {
     # tool_rate=1.0: the demonstrator always calls the tool (its direct guess is usually wrong).
     "k2rl/Calculator-v1": Contract("tool_use", 24, 3, "exact_int", exact_int,
                                    expert_kwargs={"tool_rate": 1.0}),
-    "k2rl/Math-v1": Contract("math", 16, 1, "math_equiv", math_equiv),
-    "k2rl/Countdown-v0": Contract("countdown", 24, 1, "countdown", countdown),
+    "k2rl/Math-v2": Contract("math", 16, 1, "math_equiv", math_equiv),
+    "k2rl/Countdown-v1": Contract("countdown", 24, 1, "countdown", countdown),
     "k2rl/Sudoku-v1": Contract("sudoku", 24, 1, "sudoku", sudoku),
     # Instruction following gives partial credit: garbage may still meet a constraint.
     "k2rl/Instructions-v0": Contract("instructions", 32, 1, "instruction_following",
@@ -65,7 +65,7 @@ CONTRACT: dict[str, Contract] = {
                                      instruction_following, partial_credit=True),
     "k2rl/Lookup-v1": Contract("tool_use", 48, 4, "exact_int", exact_int),
     # Every episode runs the answer in the sandbox: fewer episodes.
-    "k2rl/Code-v0": Contract("code", 96, 1, "unit_tests", unit_tests, expert_episodes=50),
+    "k2rl/Code-v1": Contract("code", 96, 1, "unit_tests", unit_tests, expert_episodes=50),
     # hack_rate=0.0: the demonstrator never flatters.
     "k2rl/Chat-v1": Contract("chat", 56, 1, "chat_reference", chat_reference,
                              expert_kwargs={"hack_rate": 0.0}, judged=True),

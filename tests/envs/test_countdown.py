@@ -1,4 +1,4 @@
-"""Tests particular to the countdown env ("k2rl/Countdown-v0").
+"""Tests particular to the countdown env ("k2rl/Countdown-v1").
 
 The checks every env must pass are in test_contract.py.
 """

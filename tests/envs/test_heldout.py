@@ -130,12 +130,12 @@ SURFACE_FORMS = {
     "k2rl/Arithmetic-v2": _arithmetic,  # v1's problems, answered with working
     "k2rl/Calculator-v1": _calculator,
     "k2rl/Lookup-v1": _lookup,
-    "k2rl/Math-v1": _math,
-    "k2rl/Countdown-v0": _countdown,
+    "k2rl/Math-v2": _math,
+    "k2rl/Countdown-v1": _countdown,
     "k2rl/Instructions-v0": _instructions,
     "k2rl/Instructions-v1": _instructions,  # v0's prompts
     "k2rl/Chat-v1": _chat,
-    "k2rl/Code-v0": _same,
+    "k2rl/Code-v1": _same,
     "k2rl/Sudoku-v1": _same,
     "k2rl/WordSums-v0": _word_sums,
     "k2rl/ShortWriting-v1": _same,  # its constraints are asked in one order
@@ -148,12 +148,12 @@ MIN_EVAL_PROMPTS = {
     "k2rl/Arithmetic-v2": 150,  # v1's problems
     "k2rl/Calculator-v1": 165,  # 180 (165 identities)
     "k2rl/Lookup-v1": 135,  # 151 (134 identities)
-    "k2rl/Math-v1": 150,  # 168 (160 identities)
-    "k2rl/Countdown-v0": 140,  # 156
+    "k2rl/Math-v2": 150,  # 168 (160 identities)
+    "k2rl/Countdown-v1": 140,  # 156
     "k2rl/Instructions-v0": 95,  # 110
     "k2rl/Instructions-v1": 95,  # v0's prompts
     "k2rl/Chat-v1": 135,  # 154 (98 identities; v0: 9 prompts)
-    "k2rl/Code-v0": 95,  # 110
+    "k2rl/Code-v1": 95,  # 110
     "k2rl/Sudoku-v1": 190,  # 200 (1 identity)
     "k2rl/WordSums-v0": 180,  # 195
     "k2rl/ShortWriting-v1": 130,  # 144
@@ -163,12 +163,12 @@ MIN_EVAL_IDENTITIES = {
     "k2rl/Arithmetic-v2": 340,
     "k2rl/Calculator-v1": 390,  # 439 (of 450)
     "k2rl/Lookup-v1": 220,  # 248 (of 248)
-    "k2rl/Math-v1": 620,  # 697 (of about 1,420)
-    "k2rl/Countdown-v0": 740,  # 829
+    "k2rl/Math-v2": 620,  # 697 (of about 1,420)
+    "k2rl/Countdown-v1": 740,  # 829
     "k2rl/Instructions-v0": 360,  # 407
     "k2rl/Instructions-v1": 360,
     "k2rl/Chat-v1": 130,  # 138 (of 138: 102 numbers, 36 words)
-    "k2rl/Code-v0": 280,  # 314
+    "k2rl/Code-v1": 280,  # 314
     "k2rl/Sudoku-v1": 1,  # 1 (of 1: the 288 grids form 12 classes under relabelling)
     "k2rl/WordSums-v0": 700,  # 761
     "k2rl/ShortWriting-v1": 360,  # 399

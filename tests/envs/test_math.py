@@ -1,4 +1,4 @@
-"""Tests particular to the math env ("k2rl/Math-v1").
+"""Tests particular to the math env ("k2rl/Math-v2").
 
 The checks every env must pass are in test_contract.py.
 """

@@ -86,7 +86,7 @@ ECHOES = [
     ("1/2", "\\frac{1.5}{3}"), ("5/6", "10/12"),
     ("25", "100\\div4"), ("25", "100 \\div 4"),
     ("3", "-(-3)"), ("3", "--3"),
-    ("6", "6+3*2-6="),  # a bare k2rl/Math-v1 prompt copied back; math_verify reads 6
+    ("6", "6+3*2-6="),  # a bare k2rl/Math-v2 prompt copied back; math_verify reads 6
     ("6", "6+3*2-6"), ("12", "3 \\times 4"),
     ("4", "\\sqrt{16}"), ("3", "|-3|"), ("1", "e^{0}"),
     ("10", "\\sum_{i=1}^{4} i"), ("24", "\\prod_{i=1}^{4} i"),

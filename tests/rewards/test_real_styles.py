@@ -334,7 +334,7 @@ def test_the_right_answer_to_the_same_question_still_scores(question: str, gold:
 
 
 def test_terse_replies_score_as_before() -> None:
-    # The embedded default's replies: Arithmetic-v1/v2 and Math-v1.
+    # The embedded default's replies: Arithmetic-v1/v2 and Math-v2.
     assert exact_int(["85", "-12", "8 5", "85 86", ""], [85, -12, 85, 85, 85]) == [1, 1, 0, 0, 0]
     assert final_int(["7+8=15|4+3+1=8|85", "7+8=15|4+3+1=8|84", "85|"], [85] * 3) == [1, 0, 0]
     assert math_equiv(["4x+2", "15/2", "x=4", "3*(4+5)-7", "2x+3=11", "7x-3x+2"],

@@ -9,7 +9,9 @@ judgments into training examples (k2rl.step.critic_loop.judge_examples).
 
 Pairs files are JSONL, one pair a line:
     {"prompt": str, "chosen": str, "rejected": str, "task": str (optional),
-     "rubric": str (optional: the one rubric the pair is labelled by)}
+     "rubric": str (optional: the one rubric the pair is labelled by),
+     "rationale": str (optional: for critic SFT, the judge's reasoning to learn before its
+                       verdict; it is shown in both orders, so it names no position)}
 A malformed line is reported with its file and number; a file with no pairs is an error
 (an evaluation over nothing would otherwise print 100%).
 
@@ -27,7 +29,7 @@ from critic.judge import Comparison
 from critic.rubrics import Rubric, rubric_named, rubrics_for
 
 REQUIRED = ("prompt", "chosen", "rejected")
-OPTIONAL = ("task", "rubric")
+OPTIONAL = ("task", "rubric", "rationale")
 HELDOUT_PERCENT = 20
 # Salted so the critic's split is independent of any other hash-of-text split in k2rl.
 SPLIT_SALT = "k2rl-critic-pairs:"
@@ -45,6 +47,7 @@ class Pair:
     rejected: str
     task: str | None = None
     rubric: str | None = None  # None: judged by every rubric that applies to the task
+    rationale: str | None = None  # critic SFT's target reasoning (k2rl.step.critic_sft); never shown
 
     def to_json(self) -> dict:
         row = {"prompt": self.prompt, "chosen": self.chosen, "rejected": self.rejected}
@@ -84,7 +87,8 @@ def parse_pair(line: str, where: str) -> Pair:
             raise PairsError(f"{where} needs {key}, when given, as a non-empty string")
     if row["chosen"] == row["rejected"]:
         raise PairsError(f"{where} has the same text as chosen and rejected")
-    return Pair(row["prompt"], row["chosen"], row["rejected"], row.get("task"), row.get("rubric"))
+    return Pair(row["prompt"], row["chosen"], row["rejected"], row.get("task"), row.get("rubric"),
+                row.get("rationale"))
 
 
 def read_pairs(path: str | Path) -> list[Pair]:

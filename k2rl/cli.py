@@ -15,6 +15,8 @@
     k2rl envs check ID                                check_env and a few scripted episodes
     k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
                                                       (DIR: an HF model or a LoRA checkpoint)
+    k2rl critic train --model DIR --pairs F --out OUT critic SFT from preference pairs (K2's
+                                                      initialisation), held-out accuracy before/after
     k2rl export RUN_DIR [--step N] --merged OUT       a checkpoint as a plain HF model folder (a LoRA
                                                       adapter merged into its base)
 
@@ -30,6 +32,7 @@ import argparse
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,7 +41,7 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 
 from critic.evaluate import evaluate_judge, format_judgments, format_table
-from critic.pairs import Pair, PairsError, read_pairs
+from critic.pairs import Pair, PairsError, read_pairs, split_of_pair, write_pairs
 from critic.rubrics import RubricError, load_rubrics
 from envs import K2RL_ARGUMENT_ENV_IDS, has_expert
 from k2rl import controller, viewer  # controller.train through the module: tests wrap it
@@ -50,12 +53,13 @@ from k2rl.controller import RunError
 from k2rl.device import lora
 from k2rl.device.engine import fitted_max_len
 from k2rl.lm import precision
+from k2rl.lm.chat import load_tokenizer, pad_id
 from k2rl.lm.gguf import resolve_model_path
 from k2rl.lm.hf import check_model_dir, memory_line
 from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
-from k2rl.step import judging
+from k2rl.step import critic_sft, judging
 from k2rl.step.heldout import refreshes, split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
@@ -146,6 +150,27 @@ def parser() -> argparse.ArgumentParser:
                     help="where library warnings go (default critic-eval.log; -v: the terminal)")
     ev.add_argument("-v", "--verbose", action="store_true", help="library warnings here")
     ev.set_defaults(func=cmd_critic_eval)
+    tr = c.add_parser("train", help="critic SFT from preference pairs (K2's initialisation of "
+                                    "the critic), with held-out accuracy before and after")
+    tr.add_argument("--model", required=True, help="HF model folder, GGUF file or `smollm2`")
+    tr.add_argument("--pairs", required=True,
+                    help="JSONL of {prompt, chosen, rejected, task?, rubric?, rationale?}")
+    tr.add_argument("--heldout", help="JSONL of held-out pairs (default: the pairs whose prompt "
+                                      "hashes to the held-out 20%%; those are not trained on)")
+    tr.add_argument("--out", required=True, help="the folder the trained model is written to")
+    tr.add_argument("--epochs", type=float, default=1.0)
+    tr.add_argument("--batch", type=int, default=16, help="pairs x orders a step (default 16)")
+    tr.add_argument("--lr", type=float, default=1e-5)
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
+    tr.add_argument("--max-model-len", type=int, default=1024,
+                    help="the judge's longest sequence; longer pairs have their responses cut")
+    tr.add_argument("--no-eval", action="store_true",
+                    help="skip the held-out evaluations before and after")
+    tr.add_argument("--log", default="critic-train.log",
+                    help="where library warnings go (default critic-train.log; -v: the terminal)")
+    tr.add_argument("-v", "--verbose", action="store_true", help="library warnings here")
+    tr.set_defaults(func=cmd_critic_train)
     x = sub.add_parser("export", help="a run's checkpoint as a plain HF model folder (a LoRA "
                                       "adapter merged into its base)")
     x.add_argument("run_dir")
@@ -443,6 +468,100 @@ def cmd_critic_eval(args) -> int:
         print(format_judgments(pairs, judgments, args.show))
     if not args.verbose:
         print(f"(library warnings: {log})", file=sys.stderr)
+    return 0
+
+
+def critic_split(pairs_file: str, heldout_file: str | None) -> tuple[list[Pair], list[Pair]]:
+    """(train, held-out) pairs for critic SFT: the held-out file's, or the pairs file's held-out
+    share by prompt (critic.pairs.split_of_pair); a held-out prompt among the training pairs is
+    an error."""
+    pairs = read_pairs(pairs_file)
+    if heldout_file:
+        train, held = pairs, read_pairs(heldout_file)
+    else:
+        train = [p for p in pairs if split_of_pair(p) == "train"]
+        held = [p for p in pairs if split_of_pair(p) == "heldout"]
+    leaked = {p.prompt for p in held} & {p.prompt for p in train}
+    if leaked:
+        raise PairsError(f"{len(leaked)} held-out prompts are also in the training pairs of "
+                         f"{pairs_file}, e.g. {next(iter(leaked))[:80]!r}")
+    if not train or not held:
+        raise PairsError(f"critic SFT needs training and held-out pairs; {pairs_file} gives "
+                         f"{len(train)} and {len(held)}")
+    return train, held
+
+
+def critic_eval_child(model: str, pairs: Path, log: Path, max_model_len: int) -> dict:
+    """`k2rl critic eval --json` of `model` on `pairs` in a child process (its own engine)."""
+    proc = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model", model,
+                           "--pairs", str(pairs), "--json", "--layout", "chat", "--log", str(log),
+                           "--max-model-len", str(max_model_len)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RunError(f"k2rl critic eval --model {model} failed (see {log}): "
+                       f"{proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ''}")
+    return json.loads(proc.stdout[proc.stdout.index("{"):])
+
+
+def cmd_critic_train(args) -> int:
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    try:
+        train, held = critic_split(args.pairs, args.heldout)
+        rubrics = load_rubrics(args.rubrics)
+    except (PairsError, RubricError) as e:
+        raise ConfigError(str(e)) from None
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        raise ConfigError(f"--out {out} exists and is not empty; name a new folder")
+    model_dir = resolve_model_path(args.model)
+    if not Path(model_dir, "config.json").exists():
+        raise FileNotFoundError(f"{args.model} is not a HF model folder (no config.json) nor a "
+                                "GGUF file")
+    out.mkdir(parents=True)
+    held_file = write_pairs(out / "heldout_pairs.jsonl", held)
+    log = Path(args.log).resolve()
+    print(f"critic SFT: {len(train)} training pairs ({2 * len(train)} judgments, both orders), "
+          f"{len(held)} held-out pairs; model {model_dir}", flush=True)
+    before = None
+    if not args.no_eval:
+        print("held-out accuracy before (k2rl critic eval, chat layout) ...", flush=True)
+        before = critic_eval_child(model_dir, held_file, log, args.max_model_len)
+        print(f"  before: {100 * before['accuracy']:.1f}% (n={before['n']})", flush=True)
+    torch.set_num_threads(os.cpu_count() or 1)
+    torch.manual_seed(args.seed)
+    tokenizer = load_tokenizer(model_dir)
+    model = AutoModelForCausalLM.from_pretrained(
+        model_dir, dtype=torch.float32,
+        attn_implementation=precision.attention("auto", "cpu")).eval()
+    precision.enable(model, precision.autocast_dtype("auto", "cpu"))
+    max_len = fitted_max_len(model_dir, args.max_model_len)
+    start = time.perf_counter()
+    seqs = critic_sft.examples(tokenizer, max_len, train, rubrics)
+    fit = critic_sft.train(model, tokenizer, seqs, pad_id(tokenizer), args.epochs, args.batch,
+                           args.lr, args.seed)
+    seconds = time.perf_counter() - start
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    del model
+    after = None
+    if not args.no_eval:
+        print("held-out accuracy after ...", flush=True)
+        after = critic_eval_child(str(out), held_file, log, args.max_model_len)
+    summary = {"model": args.model, "pairs": args.pairs, "train_pairs": len(train),
+               "heldout_pairs": len(held), "epochs": args.epochs, "batch": args.batch,
+               "lr": args.lr, "seconds": seconds, **fit, "before": before, "after": after}
+    (out / "critic_sft.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"trained {fit['steps']} steps on {fit['judgments']} judgments in {seconds:.0f} s "
+          f"(loss {fit['first_loss']:.3f} -> {fit['last_loss']:.3f}); wrote {out}")
+    if before and after:
+        tasks = sorted(set(before["by_task"]) | set(after["by_task"]))
+        print(f"{'held-out':<20}{'n':>6}{'before':>9}{'after':>9}{'consist.':>10}")
+        for name, b, a in [("all", before, after)] + [
+                (t, before["by_task"].get(t), after["by_task"].get(t)) for t in tasks]:
+            print(f"{name:<20}{a['n']:>6}{100 * b['accuracy']:>8.1f}%{100 * a['accuracy']:>8.1f}%"
+                  f"{100 * a['swap_consistency']:>9.1f}%")
     return 0
 
 

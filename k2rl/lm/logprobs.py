@@ -40,8 +40,10 @@ CHUNK_HEAD = 2 ** 24
 
 
 def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-               max_logits: int = CHUNK_LOGITS) -> torch.Tensor:
+               max_logits: int = CHUNK_LOGITS, only: torch.Tensor | None = None) -> torch.Tensor:
     """Log-prob of each token given its prefix, shape (B, T); position 0 and padding get 0.
+    With `only` (B, T), just the tokens where it is nonzero get theirs (the others 0), and the
+    output head runs on those alone: a judge's verdict is a few tokens of a long prompt.
 
     A batch with more than `max_logits` logits never holds them all: the decoder's hidden
     states of the real (unpadded) tokens, flattened over the batch, go through the output head
@@ -55,7 +57,9 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     B, T = input_ids.shape
     head = model.get_output_embeddings()
     real = attention_mask[:, 1:] > 0  # (B, T-1): positions whose token is not padding
-    if B * T * head.weight.shape[0] <= max_logits:
+    if only is not None:
+        real = real & (only[:, 1:] > 0)
+    elif B * T * head.weight.shape[0] <= max_logits:
         with autocast(model), attention_for(model, T):
             logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1]
         logp = torch.log_softmax(logits.float(), dim=-1)  # (B, T-1, V)

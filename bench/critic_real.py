@@ -1,4 +1,4 @@
-"""The policy as judge on a real chat model: `k2rl critic eval --model` in the chat layout on
+"""The policy as critic on a real chat model: `k2rl critic eval --model` in the chat layout on
 held-out arithmetic pairs, at the start and on a run's checkpoints (issue 49).
 
     python bench/critic_real.py                                  # SmolLM2-135M-Instruct
@@ -7,11 +7,11 @@ held-out arithmetic pairs, at the start and on a run's checkpoints (issue 49).
 
 Pairs: `--pairs` distinct eval-split problems of k2rl/WordSums-v0 (held out from every run's
 training), each a right reply against one off by 1 to 11, both in the style SmolLM2 writes
-them ("47 + 38 = 85."). The judge sees the request, the two replies and the rubrics, never the
+them ("47 + 38 = 85."). The critic sees the request, the two replies and the rubrics, never the
 answer (critic.layout chat). Each model is judged by `k2rl critic eval --json` in a child
 process (its own engine); the result per model (accuracy in each order, order consistency,
 ties, Brier) goes to `--out` (bench/results/critic_real_smollm2.json) with three judgments
-shown, so the figures can be read against what the judge wrote.
+shown, so the figures can be read against what the critic wrote.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _operands(key: str, prompt: str) -> tuple[int, str, int]:
     return x, ("-" if "-" in key and not key.startswith("-") else "+"), y
 
 
-def judge(model: str, pairs: Path, log: Path) -> dict:
+def critic_eval(model: str, pairs: Path, log: Path) -> dict:
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "k2rl", "critic", "eval", "--model", model,
                            "--pairs", str(pairs), "--json", "--show", "3", "--log", str(log)],
@@ -85,7 +85,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         pairs = Path(tmp) / "pairs.jsonl"
         pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        results = [judge(m, pairs, Path(tmp) / f"eval{i}.log")
+        results = [critic_eval(m, pairs, Path(tmp) / f"eval{i}.log")
                    for i, m in enumerate(args.model or ["smollm2"])]
     out = {"pairs": {"n": len(rows), "task": "word_sums", "split": "eval",
                      "kind": "right reply against one off by 1-11, the model's style"},

@@ -11,7 +11,7 @@ answer), in three kinds:
 - ``tens``: off by 10 or 20 (same last digit, so a last-digit shortcut cannot tell);
 - ``unfinished``: the wrong reply restates the question and stops without a result.
 Training pairs are train-split problems, held-out pairs eval-split problems (k2rl's split by
-problem key: no held-out problem is ever trained on, in either order or phrasing). The judge
+problem key: no held-out problem is ever trained on, in either order or phrasing). The critic
 sees the request, the two replies and the rubrics (critic.layout chat), never the answer.
 Results go to --out (bench/results/critic_sft_smollm2.json).
 """
@@ -43,7 +43,7 @@ STYLES = ("{a} {op} {b} = {r}.",
 
 def sum_pairs(n: int, split: str, seed: int, rationale: bool = False) -> list[dict]:
     """n pairs over n distinct `split` problems, the kinds in turn; with `rationale`, each
-    carries the judge's working to learn before its verdict ("47 + 38 = 85."), which names
+    carries the critic's working to learn before its verdict ("47 + 38 = 85."), which names
     neither response (it is shown in both orders)."""
     import gymnasium
     import numpy as np

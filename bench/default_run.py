@@ -15,7 +15,7 @@ Profile (`--profile`; writes --out only if given, e.g. bench/results/step_profil
 the run's steps without an evaluation and over those with one, the mean seconds and share of
 the step of each phase the controller times: rollout (generation and environment steps;
 `time/reward` of it is spent in env.step: tools and verifiers), critic (the policy judging
-critic-rewarded groups), train (the update, with the judge's own step), sync (the weight push
+critic-rewarded groups), train (the update, with the critic's own step), sync (the weight push
 into the engine), eval (held-out evaluation and the critic's held-out accuracy, on evaluation
 steps) and other (Redis writes, logging, checkpoints: the rest of `time/step`). A regression
 shows as a phase whose share grows. It also gives the update's matmul rate
@@ -47,6 +47,9 @@ def summarise(run: Path) -> dict:
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in rows if r["step"] > 0]
     mean = lambda key: sum(r[key] for r in steps) / len(steps)  # noqa: E731
+    # the critic's phase: judging the critic-rewarded groups and the training pairs
+    critic_share = (sum(r.get("time/critic", 0.0) + r.get("time/critic_refresh", 0.0)
+                        for r in steps) / sum(r["time/step"] for r in steps))
     return {
         "run": run.name,
         "steps": len(steps),
@@ -58,9 +61,8 @@ def summarise(run: Path) -> dict:
                            if (judged := [r for r in steps if "time/critic" in r]) else None),
         "critic_refresh_seconds": (sum(r.get("time/critic_refresh", 0.0) for r in steps)
                                    / len(steps)),
-        # the judge's phase: judging the critic-rewarded groups and the training pairs
-        "judge_share_of_step": sum(r.get("time/critic", 0.0) + r.get("time/critic_refresh", 0.0)
-                                   for r in steps) / sum(r["time/step"] for r in steps),
+        "critic_share_of_step": critic_share,
+        "judge_share_of_step": critic_share,  # its old name, written until the next release
         "seconds_per_step": mean("time/step"), "rollout_seconds": mean("time/rollout"),
         "train_seconds": mean("time/train"), "sync_seconds": mean("sync_seconds"),
         "sync_bytes": steps[0]["sync_bytes"], "max_logp_gap": max(r["logp_gap"] for r in steps),

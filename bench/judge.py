@@ -1,8 +1,8 @@
 """Judging cost: seconds to rank a step's critic-rewarded groups, by opponents.
 
 Samples real `k2rl/Chat-v1` groups (K responses each) from the embedded default model (the
-cached warm-start that `make train` builds, or --model-path), then times `k2rl.step.judging`'s
-ranking of them with the generative judge (its working once per question, a check per
+cached warm-start that `make train` builds, or --model-path), then times `k2rl.step.critic_engine`'s
+ranking of them with the generative critic (its working once per question, a check per
 response, the verdicts of every comparison in both orders): every pair (K(K-1)/2 comparisons a
 group) against `critic.opponents` 4 and 2.
 
@@ -53,15 +53,15 @@ def main(argv=None) -> dict:
     from k2rl.device import engine
 
     engine.configure_env(2, kv_cache_gib=1)
-    from critic.judge import pairs_in_group
+    from critic.compare import pairs_in_group
     from critic.rubrics import load_rubrics
     import envs  # noqa: F401  (registers the environments)
     from k2rl.bootstrap.model import default_model
     from k2rl.config import Config
     from k2rl.lm.chat import load_tokenizer
+    from k2rl.step.critic_engine import critic_rank_groups, make_critic
     from k2rl.step.group import Request
     from k2rl.step.rollout import rollout
-    from k2rl.step.judging import judge_groups, make_judge
 
     cfg = Config()
     path = args.model_path or str(default_model(cfg.model))
@@ -76,11 +76,11 @@ def main(argv=None) -> dict:
             for g in range(args.groups)]
     sampled = rollout(reqs, tok, gen, step=0, max_len=512)
     rubrics = load_rubrics()
-    judge = make_judge(llm, tok, cfg.engine.max_model_len)
+    critic = make_critic(llm, tok, cfg.engine.max_model_len)
     rows = []
     for opponents in (None, 4, 2):
         def rank():
-            judge_groups(sampled, judge, rubrics, opponents=opponents)
+            critic_rank_groups(sampled, critic, rubrics, opponents=opponents)
         n = len(pairs_in_group(args.k, opponents))
         rows.append({"opponents": opponents, "comparisons_per_group": n,
                      "seconds_per_step": round(timed(rank, args.repeats, llm), 3)})

@@ -1,26 +1,26 @@
 """How well the critic judges labelled pairs: accuracy, position bias and ties.
 
 Not in the paper (K2 reports no critic metrics); these are the checks that tell whether the
-self-critique reward means anything. For each pair the judge sees two orders: chosen shown
+self-critique reward means anything. For each pair the critic sees two orders: chosen shown
 as A (`p_ab` = its P(A better)) and rejected shown as A (`p_ba` = its P(A better)).
-- accuracy: the combined preference (`judge.combine_orders`) names chosen, outside the tie
+- accuracy: the combined preference (`compare.combine_orders`) names chosen, outside the tie
   margin; a tie is not a correct answer, and is counted in tie_rate.
 - accuracy_ab / accuracy_ba: the same with one order alone; a gap between them is position bias.
 - swap_consistency: order consistency, both orders name the same winner (a tie in either order
   does not count).
 - tie_rate: the combined preference is within the tie margin of 0.5.
 - brier: calibration, the mean squared error of the combined preference for the chosen
-  response against the label 1 (0 is perfect; an always-unsure judge scores 0.25).
-- ece: expected calibration error over 10 equal-width bins of the judge's confidence
+  response against the label 1 (0 is perfect; an always-unsure critic scores 0.25).
+- ece: expected calibration error over 10 equal-width bins of the critic's confidence
   max(p, 1 - p): the gap between how sure it is and how often it is right, weighted by bin.
 The same metrics are broken down by task and by rubric ("(none)": no task; "(all)": judged by
-every rubric that applies to the task). For a judge that writes check lines (critic.layout),
+every rubric that applies to the task). For a critic that writes check lines (critic.layout),
 `check_findings` says per task how often the chosen answer's check ends "yes" and the
 rejected one's "no": where both are right the verdict follows, so these show which step fails.
 """
 from __future__ import annotations
 
-from critic.judge import Judge, Judgment, combine_orders, is_tie
+from critic.compare import Critic, Judgment, combine_orders, is_tie
 from critic.layout import finding
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import Rubric
@@ -50,10 +50,10 @@ def brier(p_chosen: list[float]) -> float:
 
 
 def ece(p_chosen: list[float], bins: int = ECE_BINS) -> float:
-    """Expected calibration error of the judge's confidence in its pick.
+    """Expected calibration error of the critic's confidence in its pick.
 
     The pick is chosen when P(chosen) > 0.5 (an exact 0.5 counts as a wrong pick at
-    confidence 0.5). A judge that is 90% sure and right 90% of the time scores 0.
+    confidence 0.5). A critic that is 90% sure and right 90% of the time scores 0.
 
     >>> round(ece([0.9] * 9 + [0.1]), 12)
     0.0
@@ -110,13 +110,13 @@ def evaluate(pairs: list[Pair], p_ab: list[float], p_ba: list[float],
                                     tie_margin)}
 
 
-def evaluate_judge(pairs: list[Pair], rubrics: list[Rubric], judge: Judge,
-                   tie_margin: float) -> tuple[dict, list[Judgment]]:
-    """`evaluate` with the judgments from one batched call of the judge (the chosen response
+def evaluate_critic(pairs: list[Pair], rubrics: list[Rubric], critic: Critic,
+                    tie_margin: float) -> tuple[dict, list[Judgment]]:
+    """`evaluate` with the judgments from one batched call of the critic (the chosen response
     shown first, then second); also returns the judgments, for `format_judgments`."""
     if not pairs:
         raise ValueError("no pairs to evaluate the critic on")
-    judgments = list(judge([comparison_of(p, rubrics) for p in pairs]))
+    judgments = list(critic([comparison_of(p, rubrics) for p in pairs]))
     if len(judgments) != len(pairs):
         raise ValueError(f"{len(pairs)} pairs but {len(judgments)} judgments")
     result = evaluate(pairs, [j.p_ab for j in judgments], [j.p_ba for j in judgments], tie_margin)
@@ -166,7 +166,7 @@ def spread(pairs: list[Pair], n: int) -> list[int]:
 
 def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> str:
     """n judgments as a person reads them, a task at a time (`spread`): question, both answers
-    with the judge's check of each, its own answer, and its preference for the chosen answer."""
+    with the critic's check of each, its own answer, and its preference for the chosen answer."""
     blocks = []
     chosen = spread(pairs, n)
     for k, (pair, jd) in enumerate(((pairs[i], judgments[i]) for i in chosen), start=1):
@@ -177,11 +177,11 @@ def format_judgments(pairs: list[Pair], judgments: list[Judgment], n: int) -> st
         if jd.layout == "chat":  # its reasoning in each order, before the verdict it was read at
             blocks.append("\n".join(head + [
                 f"  chosen:   {pair.chosen}", f"  rejected: {pair.rejected}",
-                f"  judge, chosen shown as A:   {jd.checks[0]}",
-                f"  judge, rejected shown as A: {jd.checks[1]}"]))
+                f"  critic, chosen shown as A:   {jd.checks[0]}",
+                f"  critic, rejected shown as A: {jd.checks[1]}"]))
             continue
         blocks.append("\n".join(head + [
-            f"  judge's own answer: {jd.working}",
+            f"  critic's own answer: {jd.working}",
             f"  chosen:   {pair.chosen}",
             f"    check:  {jd.checks[0]}",
             f"  rejected: {pair.rejected}",

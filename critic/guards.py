@@ -1,10 +1,10 @@
 """Hard guards from prescriptive rubrics against reward hacking (K2 sec. 3.2.2).
 
-A learned judge can be flattered: an answer that opens by praising the question, or that
+A learned critic can be flattered: an answer that opens by praising the question, or that
 vouches for its own quality, may win comparisons it should not. A prescriptive rubric with
 `patterns` turns that rule into a check: in every comparison, a response that violates such a
-rubric loses to one that does not, whatever the judge's verdict; when both or neither
-violate, the judge decides.
+rubric loses to one that does not, whatever the critic's verdict; when both or neither
+violate, the critic decides.
 """
 from __future__ import annotations
 

@@ -5,12 +5,12 @@ K2 (sec. 3.2.2) grounds the critic in verifiable outcomes: on-policy rollouts wh
 known become critic training signal (the correct response should win). K2 leaves the update
 rule open; here a group with mixed outcomes gives pairs (`pairs_from_group`), and a pair is
 judged as a `Comparison` (chosen first, `comparison_of`), in both orders; the engine turns the
-judgments into training examples (k2rl.step.critic_loop.judge_examples).
+judgments into training examples (k2rl.step.critic_loop.critic_examples).
 
 Pairs files are JSONL, one pair a line:
     {"prompt": str, "chosen": str, "rejected": str, "task": str (optional),
      "rubric": str (optional: the one rubric the pair is labelled by),
-     "rationale": str (optional: for critic SFT, the judge's reasoning to learn before its
+     "rationale": str (optional: for critic SFT, the critic's reasoning to learn before its
                        verdict; it is shown in both orders, so it names no position)}
 A malformed line is reported with its file and number; a file with no pairs is an error
 (an evaluation over nothing would otherwise print 100%).
@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from critic.judge import Comparison
+from critic.compare import Comparison
 from critic.rubrics import Rubric, rubric_named, rubrics_for
 
 REQUIRED = ("prompt", "chosen", "rejected")
@@ -146,6 +146,6 @@ def pair_rubrics(pair: Pair, rubrics: list[Rubric]) -> list[Rubric]:
 
 
 def comparison_of(pair: Pair, rubrics: list[Rubric]) -> Comparison:
-    """The pair as the judge sees it: the chosen response first (the judge reads both orders)."""
+    """The pair as the critic sees it: the chosen response first (the critic reads both orders)."""
     return Comparison(pair.prompt, pair.chosen, pair.rejected, tuple(pair_rubrics(pair, rubrics)),
                       pair.task)

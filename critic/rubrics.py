@@ -17,7 +17,7 @@ A rubric file is a YAML list of mappings:
 
 A prescriptive rubric with `patterns` is also a hard guard against reward hacking
 (critic.guards): in any comparison, a response that matches one of them loses to one that
-does not, whatever the judge says.
+does not, whatever the critic says.
 
 The built-in files are `critic/rubrics/*.yaml`. A bad file is one sentence naming the file,
 the entry (1-based) and the field.
@@ -47,7 +47,7 @@ class RubricError(ValueError):
 class Rubric:
     name: str
     kind: str  # one of KINDS
-    text: str  # one short criterion sentence, shown to the judge
+    text: str  # one short criterion sentence, shown to the critic
     tasks: list[str] = field(default_factory=list)  # empty = applies to every task
     patterns: list[str] = field(default_factory=list)  # prescriptive: regexes of a violation
 

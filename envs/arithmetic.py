@@ -117,7 +117,7 @@ class WorkedArithmeticEnv(ArithmeticEnv, TeachesJudging):
 
     budget = 32  # the longest working, "-(49-10)|19-0=9|...", is 27 characters
     reward_name = "final_int"
-    corrects_checks = True  # the result against the judge's own working's (check_against)
+    corrects_checks = True  # the result against the critic's own working's (check_against)
 
     def expert_action(self, rng: np.random.Generator) -> str:
         """The column working, e.g. "7+8=15|4+3+1=8|85"."""
@@ -125,7 +125,7 @@ class WorkedArithmeticEnv(ArithmeticEnv, TeachesJudging):
         assert isinstance(problem, ArithmeticProblem)
         return working(problem.a, problem.op, problem.b)
 
-    # --- the judge's scripted expert: its own column working, then the result compared
+    # --- the critic's scripted expert: its own column working, then the result compared
 
     def judge_working(self) -> str:
         """The column working, as the policy writes it."""
@@ -140,7 +140,7 @@ class WorkedArithmeticEnv(ArithmeticEnv, TeachesJudging):
 
     @classmethod
     def check_against(cls, response: str, own: str) -> str:
-        """The response's result against the judge's own working's result."""
+        """The response's result against the critic's own working's result."""
         return compare_line(final_part(response), final_part(own))
 
     def rejected_response(self, rng: np.random.Generator) -> str:

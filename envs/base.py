@@ -49,7 +49,7 @@ def split_of(key: str) -> str:
 
 
 def check_line(evidence: str, ok: bool) -> str:
-    """A judge's check line: what it compared, then its finding.
+    """A critic's check line: what it compared, then its finding.
 
     >>> check_line("85 vs 85", True), check_line("84 vs 85", False)
     ('85 vs 85: yes', '84 vs 85: no')
@@ -77,7 +77,7 @@ def side_by_side(said: str, mine: str) -> str:
 
 
 def compare_line(said: str, mine: str) -> str:
-    """The check of a result against the judge's own: both, side by side, then the finding.
+    """The check of a result against the critic's own: both, side by side, then the finding.
 
     >>> compare_line("-32", "-33"), compare_line("85", "85")
     ('-32 vs -33, --=33=23!: no', '85 vs 85, 88=55=: yes')
@@ -144,7 +144,7 @@ class TextEnv(gymnasium.Env[str, str]):
     ``_step`` (the tool's reply, or None for the final answer). Optional: ``score`` (a custom
     reward in place of the named verifier's) and ``expert_action`` (a scripted demonstrator,
     for the embedded default's warm-start and `k2rl envs check`). An env that teaches the
-    judge its checks also subclasses ``envs.judging.TeachesJudging``.
+    critic its checks also subclasses ``envs.judging.TeachesJudging``.
     """
 
     metadata = {"render_modes": []}

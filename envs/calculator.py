@@ -139,10 +139,10 @@ class CalculatorEnv(TextEnv, TeachesJudging):
         guess = problem.answer - problem.answer % 100 + int(rng.integers(100))
         return str(guess)
 
-    # --- the judge's scripted expert: the call it would make, then each transcript's use of it
+    # --- the critic's scripted expert: the call it would make, then each transcript's use of it
 
     def judge_working(self) -> str:
-        """The tool call the judge would make: "calc(37*48)" (it cannot multiply either)."""
+        """The tool call the critic would make: "calc(37*48)" (it cannot multiply either)."""
         return f"calc({self._require_active().prompt.removesuffix('=')})"
 
     def judge_check(self, response: str) -> str:

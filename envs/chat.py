@@ -4,7 +4,7 @@ The prompt asks about an item, a number or a word, under one of a few templates
 (``"Tell me about the number 12."``, ``"Describe the word cat."``); the reply is free text.
 The training reward is not computed here: the episode ends with reward 0 and
 ``info["judged"] = True``, and the trainer rewards each reply of a sampled group with its
-pairwise win rate under the policy-as-critic (k2rl.step.judging, critic.judge) against the
+pairwise win rate under the policy-as-critic (k2rl.step.critic_engine, critic.compare) against the
 core, prescriptive and chat rubrics.
 
 Each item's fact follows from the item by a rule, so a model trained on some items can state
@@ -120,7 +120,7 @@ class ChatEnv(TextEnv, TeachesJudging):
     max_turns = 1
     reward_name = "chat_reference"
     judged = True
-    corrects_checks = True  # the reply against the judge's own fact (check_against)
+    corrects_checks = True  # the reply against the critic's own fact (check_against)
 
     def __init__(self, render_mode: str | None = None, hack_rate: float = 0.5) -> None:
         super().__init__(render_mode)
@@ -176,10 +176,10 @@ class ChatEnv(TextEnv, TeachesJudging):
         n = len(problem.item) + int(rng.choice([-2, -1, 1, 2]))
         return f"{problem.item.capitalize()} has {max(1, n) if n != len(problem.item) else n + 1} letters."
 
-    # --- the judge's scripted expert: the item's fact, then each reply against it
+    # --- the critic's scripted expert: the item's fact, then each reply against it
 
     def judge_working(self) -> str:
-        """The judge's own answer: the item's fact, "Cat has 3 letters."."""
+        """The critic's own answer: the item's fact, "Cat has 3 letters."."""
         return self._require_active().answer
 
     def judge_check(self, response: str) -> str:
@@ -190,7 +190,7 @@ class ChatEnv(TextEnv, TeachesJudging):
 
     @classmethod
     def check_against(cls, response: str, own: str) -> str:
-        """The reply against the judge's own fact, a character at a time."""
+        """The reply against the critic's own fact, a character at a time."""
         reply, fact_ = response.strip(), own.strip()
         return check_line(side_by_side(reply, fact_), reply == fact_)
 

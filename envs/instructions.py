@@ -20,11 +20,11 @@ every spec, ``topic``: every word of the reply is one of the topic's ("List frui
 fruits only). Under v0, nonsense words that met the constraints scored 1.0 on 4,000 of 4,000
 problems, as the expert did, and the held-out figure counted off-topic replies as right.
 
-The judge's scripts (`judge_check`, `rejected_response`; warm-start data only) have two options,
+The critic's scripts (`judge_check`, `rejected_response`; warm-start data only) have two options,
 off by default (the embedded default's recipe 11) and set by the recipe's `instr_bounds` and
 `instr_misspell_rate`: ``bounds_in_checks`` writes each count beside its bound,
 and ``misspell_rate`` of the wrong replies misspell a word (`misspell`), as the policy's samples
-do. With a 1500-step judging phase they lift the judge's instruction pairs from 54% to 69%; with
+do. With a 1500-step judging phase they lift the critic's instruction pairs from 54% to 69%; with
 the default's 200 steps they do not help (bench/README.md, "Misspelled wrong replies, bounds
 beside counts"). A third, ``compare_quoted`` (the recipe's `instr_compare`), has the check
 compare each listed word with the quoted one a letter pair at a time and carry a running
@@ -203,7 +203,7 @@ def misspell(word: str, rng: np.random.Generator) -> str:
     """A near miss of ``word`` as a sampling policy writes one, never a topic word: a letter
     dropped, doubled, swapped with the next or changed, the word cut short, or run into
     another topic word ("aple", "lum", "applum"). The held-out pairs' wrong replies are full
-    of these; a judge taught only on whole topic words copied them as the word they resemble
+    of these; a critic taught only on whole topic words copied them as the word they resemble
     ("APLE" as "APPLE+") and passed them (bench/README.md, "Misspelled wrong replies, bounds
     beside counts")."""
     for _ in range(MAX_TRIES):
@@ -244,7 +244,7 @@ class InstructionsEnv(TextEnv, TeachesJudging):
                  compare_quoted: bool = False) -> None:
         super().__init__(render_mode)
         self.word_constraint = word_constraint
-        self.misspell_rate = misspell_rate  # the judge's scripts (module doc), 0: as before
+        self.misspell_rate = misspell_rate  # the critic's scripts (module doc), 0: as before
         self.bounds_in_checks = bounds_in_checks
         self.compare_quoted = compare_quoted
 
@@ -285,10 +285,10 @@ class InstructionsEnv(TextEnv, TeachesJudging):
         assert answer is not None  # _draw keeps only specs the shortest answer meets
         return answer
 
-    # --- the judge's scripted expert: the constraints read off, then each one checked
+    # --- the critic's scripted expert: the constraints read off, then each one checked
 
     def judge_working(self) -> str:
-        """The judge's own answer: the shortest compliant one ("fig plum"); its checks read
+        """The critic's own answer: the shortest compliant one ("fig plum"); its checks read
         the constraints off the instruction."""
         problem = self._require_active()
         assert isinstance(problem, InstructionsProblem)
@@ -321,7 +321,7 @@ class InstructionsEnv(TextEnv, TeachesJudging):
             all(met))
 
     def check_from(self, question: str, response: str, own: str) -> str | None:
-        """The check line of ``response`` as the judge should have written it from the
+        """The check line of ``response`` as the critic should have written it from the
         question it saw: the constraints the question states (`read_prompt`), in this env's
         layout (`bounds_in_checks`, `compare_quoted`); None for a question that is not one of
         this env's prompts."""
@@ -361,10 +361,10 @@ class InstructionsEnv(TextEnv, TeachesJudging):
 
 def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8,
               quoted: str | None = None) -> str:
-    """The reply's words as the judge lists them: numbered, without the punctuation around
+    """The reply's words as the critic lists them: numbered, without the punctuation around
     them, each marked "+" if it is one of the topic's and "?" if not.
 
-    A 3.4 M-parameter judge said "yes" to nearly every constraint of a wrong reply when it had
+    A 3.4 M-parameter critic said "yes" to nearly every constraint of a wrong reply when it had
     to count or scan the reply at once (bench/README.md); written out word by word, the count
     is the last number and each topic decision looks at one word.
 
@@ -397,7 +397,7 @@ def word_list(response: str, vocabulary: tuple[str, ...], most: int = 8,
 def letter_pairs(word: str, quoted: str) -> str:
     """``word`` against ``quoted`` a letter pair at a time ("_" past the end of one), up to the
     first pair that differs and then "!", or "=" if none does: each mark looks at the two
-    letters just written, as chat's check compares a reply with the judge's answer.
+    letters just written, as chat's check compares a reply with the critic's answer.
 
     >>> letter_pairs("tea", "tea"), letter_pairs("water", "tea"), letter_pairs("teal", "tea")
     ('tteeaa=', 'wt!', 'tteeaal_!')
@@ -413,7 +413,7 @@ def letter_pairs(word: str, quoted: str) -> str:
 
 
 def _observed(response: str, constraint: dict, bounds: bool = False) -> str:
-    """What the judge notes of ``response`` for one constraint: "3 words", "has 'fig'". With
+    """What the critic notes of ``response`` for one constraint: "3 words", "has 'fig'". With
     ``bounds`` each count stands next to the bound it is held to ("1 words, min 2", "3
     sentences, want 2", the sentences counted from the reply), so that its yes/no compares two
     numbers side by side, not one with a number back in the question (bench/README.md,

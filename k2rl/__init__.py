@@ -10,7 +10,7 @@ cycle). From the bottom:
     k2rl.device       the weights on the machine: vLLM engine, weight push,      config, lm
                       LoRA, data-parallel groups, offload, colocation
     k2rl.step         one RL step as logic: groups, rewards, sampling, rollout,  the floors above
-                      loss, update, the policy as judge, held-out sets           this line
+                      loss, update, the policy as critic, held-out sets          this line
     k2rl.bootstrap    the embedded default: its model, warm-start, PTX set       ... and step
     k2rl.runtime      the run's processes: hybrid workers, their group, the      ... and bootstrap
                       run store and its redis-server, the reaper

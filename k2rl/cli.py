@@ -13,7 +13,7 @@
                                                       (--heldout: an evaluation's answers)
     k2rl envs list [--config C]                       registered environments and where they come from
     k2rl envs check ID                                check_env and a few scripted episodes
-    k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise judge on held-out pairs
+    k2rl critic eval --model DIR (--pairs F | --run R) the model as pairwise critic, held-out pairs
                                                       (DIR: an HF model or a LoRA checkpoint)
     k2rl critic train --model DIR --pairs F --out OUT critic SFT from preference pairs (K2's
                                                       initialisation), held-out accuracy before/after
@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from gymnasium.utils.env_checker import check_env
 
-from critic.evaluate import evaluate_judge, format_judgments, format_table
+from critic.evaluate import evaluate_critic, format_judgments, format_table
 from critic.pairs import Pair, PairsError, read_pairs, split_of_pair, write_pairs
 from critic.rubrics import RubricError, load_rubrics
 from envs import K2RL_ARGUMENT_ENV_IDS, has_expert
@@ -59,7 +59,7 @@ from k2rl.lm.hf import check_model_dir, memory_line
 from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
-from k2rl.step import critic_sft, judging
+from k2rl.step import critic_engine, critic_sft
 from k2rl.step.heldout import refreshes, split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
@@ -129,7 +129,7 @@ def parser() -> argparse.ArgumentParser:
     ck.set_defaults(func=cmd_envs_check)
     c = sub.add_parser("critic", help="the self-critique critic")
     c = c.add_subparsers(required=True, metavar="ACTION")
-    ev = c.add_parser("eval", help="pairwise accuracy of a model as judge on held-out pairs")
+    ev = c.add_parser("eval", help="pairwise accuracy of a model as critic on held-out pairs")
     ev.add_argument("--model", required=True, help="HF model folder (e.g. a run's checkpoint)")
     src = ev.add_mutually_exclusive_group(required=True)
     src.add_argument("--pairs", help="JSONL of {prompt, chosen, rejected, task?, rubric?}")
@@ -137,14 +137,15 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
     ev.add_argument("--tie-margin", type=float, default=0.0, help="|p(A) - 0.5| below this is a tie")
     ev.add_argument("--max-model-len", type=int, default=1024,
-                    help="the engine's longest sequence; longer judge prompts have their answers cut")
+                    help="the engine's longest sequence; longer critic prompts have their "
+                         "answers cut")
     ev.add_argument("--layout", choices=["auto", "chat", "checks"], default="auto",
-                    help="how the judge reads a pair: chat (any chat model: it reasons, then "
+                    help="how the critic reads a pair: chat (any chat model: it reasons, then "
                          "its verdict is read), checks (the embedded default's check lines); "
                          "auto (default): checks for a model k2rl built, chat otherwise")
     ev.add_argument("--json", action="store_true", help="print the result as JSON")
     ev.add_argument("--show", type=int, default=0, metavar="N",
-                    help="also print N judgments, a task at a time, with the judge's "
+                    help="also print N judgments, a task at a time, with the critic's "
                          "reasoning (chat) or its own answer and checks (checks)")
     ev.add_argument("--log", default="critic-eval.log",
                     help="where library warnings go (default critic-eval.log; -v: the terminal)")
@@ -164,7 +165,7 @@ def parser() -> argparse.ArgumentParser:
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--rubrics", nargs="*", help="rubric YAML files or folders (default: built-in)")
     tr.add_argument("--max-model-len", type=int, default=1024,
-                    help="the judge's longest sequence; longer pairs have their responses cut")
+                    help="the critic's longest sequence; longer pairs have their responses cut")
     tr.add_argument("--no-eval", action="store_true",
                     help="skip the held-out evaluations before and after")
     tr.add_argument("--log", default="critic-train.log",
@@ -221,7 +222,7 @@ def train_run(args, cfg, run_dir: Path) -> int:
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
     if cfg.critic.layout == "chat" and refreshes(cfg):
-        raise ConfigError("critic.layout chat: the closed loop (critic.refresh) trains the judge "
+        raise ConfigError("critic.layout chat: the closed loop (critic.refresh) trains the critic "
                           "in the checks layout only, so far; set critic.refresh=false, or "
                           "critic.layout=auto")
     if not args.resume:  # a resumed run's config already says which prompts fit
@@ -292,7 +293,7 @@ def print_summary(summary: dict) -> None:
     if critic:  # JSON keys are strings
         steps = ", ".join(f"step {s}: {a:.3f}" for s, a in sorted(critic.items(), key=lambda x: int(x[0])))
         n = summary.get("critic_n", "?")
-        print(f"critic (the policy as judge) accuracy on its {n} held-out pairs: {steps}")
+        print(f"critic accuracy on its {n} held-out pairs: {steps}")
         for task, row in sorted(summary.get("critic_by_task", {}).items()):
             print(f"  {task:<22} first {row['first']:.3f}  last {row['last']:.3f}  "
                   f"order-consistent {row['consistency']:.3f}  (n={row['n']:.0f})")
@@ -458,10 +459,10 @@ def cmd_critic_eval(args) -> int:
     log = Path(args.log).resolve()
     with quiet_terminal(log.parent, args.verbose, log.name), stderr_to(log, args.verbose), \
             lora.as_model_folder(args.model) as model:
-        judge = judging.standalone_judge(model, args.max_model_len,
-                                         default=recipe_for(run_config(args.run).model),
-                                         layout=args.layout)
-        result, judgments = evaluate_judge(pairs, rubrics, judge, args.tie_margin)
+        critic = critic_engine.standalone_critic(model, args.max_model_len,
+                                                 default=recipe_for(run_config(args.run).model),
+                                                 layout=args.layout)
+        result, judgments = evaluate_critic(pairs, rubrics, critic, args.tie_margin)
     print(json.dumps(result, indent=1) if args.json else format_table(result))
     if args.show:
         print()

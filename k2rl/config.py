@@ -178,12 +178,12 @@ class RolloutConfig:
 
 @dataclass
 class EngineConfig:
-    """The vLLM engine that samples rollouts and the judge's verdicts (k2rl.device.engine): how
+    """The vLLM engine that samples rollouts and the critic's verdicts (k2rl.device.engine): how
     it holds the weights and runs, not what it samples (that is `rollout`)."""
     dtype: Literal["float32", "bfloat16", "float16"] | None = None
     """Dtype of the engine's weights and KV cache: float32, bfloat16 or float16; None (the
     default): model.dtype. bfloat16 on an fp32 model (pushes cast the trainer's weights) makes
-    rollouts faster but a default run's step only a little, since the judge's scoring dominates
+    rollouts faster but a default run's step only a little, since the critic's scoring dominates
     it, and evaluates held-out prompts in bf16; set it where rollouts dominate the step
     (measured: docs/controls.md, Why the defaults are what they are)."""
     compile: bool | None = None
@@ -192,16 +192,16 @@ class EngineConfig:
     more rollout throughput; true or false forces it either way (measured: docs/controls.md,
     Why the defaults are what they are)."""
     prefix_caching: bool = True
-    """vLLM's prefix cache: requests that share a prefix (a step's judge prompts their rubrics
+    """vLLM's prefix cache: requests that share a prefix (a step's critic prompts their rubrics
     and question, a multi-turn episode's turns their history) compute it once. Dropped at
-    every weight push. On by default (it shortens the judge's scoring most); turn it off only
+    every weight push. On by default (it shortens the critic's scoring most); turn it off only
     to measure without it (measured: docs/controls.md, Why the defaults are what they are)."""
     kv_cache_gib: int = 1
     """vLLM CPU KV-cache size (VLLM_CPU_KVCACHE_SPACE)."""
     threads: int = 2
     """Torch/OpenMP threads for the engine and trainer (OMP_NUM_THREADS)."""
     max_model_len: int = 1024
-    """Longest sequence the engine accepts: a rollout (prompt plus all turns) or a judge
+    """Longest sequence the engine accepts: a rollout (prompt plus all turns) or a critic
     prompt (rubrics, question, its own answer and two answers with their checks); lowered to
     the model's max_position_embeddings where that is fewer (k2rl.device.engine.fitted_max_len)."""
     sleep_mode: bool = False
@@ -280,9 +280,9 @@ class TrainConfig:
     ptx_judgments: int = 0
     """Scripted judgments added to the default curated set (train.ptx_data None): on training-split
     prompts of the run's tasks whose environment teaches judging (k2rl.bootstrap.ptx
-    .curated_judgments), so that the policy-as-judge keeps the checks the warm-start taught while
+    .curated_judgments), so that the policy-as-critic keeps the checks the warm-start taught while
     RL moves its weights; in the layout the model was built with (the instruction scripts'
-    options its recipe.json names, k2rl.bootstrap.model.judge_scripts); 0: none."""
+    options its recipe.json names, k2rl.bootstrap.model.critic_scripts); 0: none."""
     seed: int = 0
     """Seed of prompt sampling and rollouts."""
     micro_batch_tokens: int | None = 2048
@@ -324,7 +324,7 @@ class EvalConfig:
     """Also sample each held-out prompt of a critic-rewarded task (chat) this many times at
     rollout.temperature (0: off): `heldout/<task>/sampled_accuracy` and `sampled_flattery`.
     The greedy reply is the policy's likeliest one; a policy that flatters in 4 replies of 10
-    still answers greedily without flattery, so only sampled replies show the judge's reward
+    still answers greedily without flattery, so only sampled replies show the critic's reward
     removing it."""
 
 
@@ -332,19 +332,19 @@ class EvalConfig:
 class CriticConfig:
     refresh: bool | None = None
     """Closed loop: turn verifiable groups with mixed outcomes into labelled pairs (Redis) and
-    train the judging skill on them in the same update as the policy (false: the judge is never
+    train the judging skill on them in the same update as the policy (false: the critic is never
     trained, and critic-rewarded tasks are ranked by the model as it is). null (the default):
     on where some task's reward comes from the critic (chat), off where none does, so a run of
-    verifiable tasks spends nothing on the judge; true trains and evaluates it regardless."""
+    verifiable tasks spends nothing on the critic; true trains and evaluates it regardless."""
     pairs_per_step: int = 16
     """Training pairs (each judged in both orders) mixed into every update."""
     correct_checks: bool = True
-    """Train the judge's check lines where they slipped: for a task whose check follows from
-    what the judge saw and wrote (arithmetic's result and chat's fact against its own answer,
+    """Train the critic's check lines where they slipped: for a task whose check follows from
+    what the critic saw and wrote (arithmetic's result and chat's fact against its own answer,
     compared a character at a time; an instruction's constraints as the question states them:
     the env's `check_from`), the refresh trains on the line it should have written, wherever
     that line agrees with the pair's label, instead of leaving a wrong check untrained. The
-    judge is never shown the label or answer key (measured: bench/archive/notebook.md,
+    critic is never shown the label or answer key (measured: bench/archive/notebook.md,
     Corrected checks; "int8 weights, corrected instruction checks")."""
     eval_pairs: int = 500
     """Most held-out pairs the critic is evaluated on; they are drawn once, before the first
@@ -354,30 +354,30 @@ class CriticConfig:
     """Eval-split prompts (over the tasks) sampled K times before the first step for the
     critic's held-out pairs; only verifiable ones with mixed outcomes give pairs."""
     lr: float = 5e-5
-    """The one knob of how fast the judge learns: each update ends with one AdamW step of its
+    """The one knob of how fast the critic learns: each update ends with one AdamW step of its
     own on the verdict NLL at this learning rate (default 5e-5), apart from the policy's
     optimizer. (Before, `critic.lr: null` instead added the NLL to the policy loss at
     `critic.weight`; that second way is gone, and a config that sets either is refused with
     one sentence naming this key.) Too high a rate leaks the verdict's "A"/"B" into the
     policy's replies, or collapses the policy it shares weights with; lower it if that happens,
-    raise it if the judge learns too slowly (measured: docs/controls.md, Why the defaults are
+    raise it if the critic learns too slowly (measured: docs/controls.md, Why the defaults are
     what they are)."""
     layout: Literal["auto", "chat", "checks"] = "auto"
-    """How the judge reads a pair (critic.layout). chat: for any chat model, one user turn with
-    the rubrics, the request and both responses; the judge reasons freely in its own turn and
+    """How the critic reads a pair (critic.layout). chat: for any chat model, one user turn with
+    the rubrics, the request and both responses; the critic reasons freely in its own turn and
     its verdict is read after "Verdict:" in both orders. checks: the embedded default's, its own
     answer then a scripted check line per answer, a format its build taught it. auto (the
-    default): checks for a model k2rl built and wherever the closed loop trains the judge
+    default): checks for a model k2rl built and wherever the closed loop trains the critic
     (critic.refresh: its training is built for the checks layout only, so far); chat for any
     other model. chat with the refresh on is refused at start."""
     tie_margin: float = 0.1
     """When a critic-rewarded group is ranked, a combined preference (both orders) within this
-    distance of 0.5 is a tie, so an unsure or position-biased judge gives no reward signal
+    distance of 0.5 is a tie, so an unsure or position-biased critic gives no reward signal
     rather than noise (the prescriptive guards still decide)."""
     opponents: int | None = 2
     """Comparisons per response when a group of a critic-rewarded task is ranked: each meets
     this many others, rounded up to an even number (ring neighbours in a random order), both
-    orders each. None: every other response, K(K-1) judge prompts per group; 2 (the default)
+    orders each. None: every other response, K(K-1) critic prompts per group; 2 (the default)
     costs 2K, so raise it only if a noisy ranking matters more than the step's time
     (measured: docs/controls.md, Why the defaults are what they are)."""
 
@@ -587,7 +587,7 @@ def _moved() -> dict[str, str]:
         "model.default.prebuilt": "model.prebuilt", "model.default.cache_dir": "model.cache_dir",
         "model.default.*": "a recipe in k2rl/bootstrap/recipe.py, which model.default names "
                            "(e.g. model.default=tiny; a variant is a new recipe there)",
-        "critic.weight": "critic.lr (the judge's own AdamW step: its NLL no longer joins the "
+        "critic.weight": "critic.lr (the critic's own AdamW step: its NLL no longer joins the "
                          "policy loss at a weight)"})
     return moved
 

@@ -2,7 +2,7 @@
 
     for step in 1..steps:
         groups  = rollout(sample B prompts, K samples each)   (vLLM, multi-turn, budgets)
-        groups  = judge(critic-rewarded groups)                 (the policy as critic)
+        groups  = critic_rank(critic-rewarded groups)           (the policy as critic)
         store   = Redis rollouts, outcomes, critic pairs        (atomic per step)
         metrics = train(groups, critic examples)                (Kimi loss, PTX, critic step)
         sync    = push weights into vLLM                        (in place)
@@ -91,13 +91,13 @@ def loop(cfg: Config, run_dir: Path, store: RunStore, workers: WorkerGroup, stat
     if not before:
         before, samples = evaluate(workers, held, "held-out evaluation before step 1"
                                    if cfg.log.progress else None)
-    if state.critic_heldout is None and heldout.judge_evaluated(cfg):
+    if state.critic_heldout is None and heldout.critic_evaluated(cfg):
         greedy = [r for r in held if not r.temperature]
         store.set_state(critic_heldout=draw_critic_heldout(cfg, store, workers, greedy))
     pool = prompt_pool(cfg, store, workers, state)
     if first == 1:
         store.set_state(heldout_before=before, status="running")
-        start = before | critic_accuracy(workers, cfg, store)  # the judge before any step
+        start = before | critic_accuracy(workers, cfg, store)  # the critic before any step
         start["time/to_first_step"] = time.perf_counter() - (started or time.perf_counter())
         say(cfg, f"k2rl: step 1 starts {start['time/to_first_step']:.0f} s after the run did")
         log(run_dir, store, 0, start | {"filter/kept": float(len(pool or []))}, samples)
@@ -145,7 +145,7 @@ def new_groups(cfg: Config, store: RunStore, workers: WorkerGroup, step: int,
     groups, carry = roll_out(cfg, store, workers, step, pool)
     if any(g.judged for g in groups):  # critic-rewarded tasks: the policy judges its groups
         with record.timed("time/critic"):
-            groups = workers.judge(groups)
+            groups = workers.critic_rank(groups)
     if cfg.train.length_reward_weight > 0 and step > cfg.train.length_reward_warmup:
         add_length_rewards(groups, cfg.train.length_reward_weight)
     keep(cfg, store, step, groups, carry)
@@ -182,7 +182,7 @@ def keep(cfg: Config, store: RunStore, step: int, groups: list[Group],
 
 
 def critic_pairs(cfg: Config, store: RunStore, step: int) -> list[Pair] | None:
-    """This step's judge training pairs, drawn from the stored train pairs (None: refresh
+    """This step's critic training pairs, drawn from the stored train pairs (None: refresh
     off)."""
     if not heldout.refreshes(cfg):
         return None
@@ -311,14 +311,14 @@ def draw_critic_heldout(cfg: Config, store: RunStore, workers: WorkerGroup,
     """The critic's held-out pairs, drawn once before the first step (k2rl.step.heldout): from
     eval-split rollouts of the verifiable tasks, and made by the critic-rewarded tasks' envs."""
     requests = heldout.critic_requests(cfg, held)
-    groups = rollout_shown(workers, requests, "the judge's held-out pairs: sampling"
+    groups = rollout_shown(workers, requests, "the critic's held-out pairs: sampling"
                            if cfg.log.progress else None)
     pairs = heldout.critic_pairs(groups, cfg.critic.eval_pairs) + heldout.judged_pairs(requests)
     return store_pairs(store, pairs, "heldout")
 
 
 def critic_accuracy(workers: WorkerGroup, cfg: Config, store: RunStore) -> dict[str, float]:
-    """The policy as judge on the run's held-out pairs (none drawn: nothing to report)."""
+    """The policy as critic on the run's held-out pairs (none drawn: nothing to report)."""
     pairs = heldout_pairs(store, cfg.critic.eval_pairs)
     if not pairs:
         return {}

@@ -6,7 +6,7 @@ which embeds them after a table of held-out accuracy before and after with n.
 
     heldout_accuracy.png    greedy held-out accuracy per task over steps, n in the legend
     train_reward.png        mean training reward per task
-    critic_accuracy.png     the policy as judge on its fixed held-out pairs (when measured)
+    critic_accuracy.png     the policy as critic on its fixed held-out pairs (when measured)
     length_truncation.png   truncation rate and mean length per task (training rollouts)
     time_per_phase.png      seconds per step in rollout, critic, train, sync and the rest
     logp_gap.png            engine-vs-trainer log-prob gap
@@ -233,7 +233,7 @@ def write_report(run_dir: str | Path) -> Path:
     page.add("train_reward.png", "Training reward per task", "mean reward",
              lambda ax: _per_task(ax, rows, "train", "reward"))
     page.add("critic_accuracy.png", "Critic accuracy on its fixed held-out pairs", "accuracy",
-             _critic(rows), "The policy as pairwise judge; the same pairs at every evaluation.",
+             _critic(rows), "The policy as pairwise critic; the same pairs at every evaluation.",
              share=True)
     page.add_wide("length_truncation.png", "Truncation rate and mean length",
                   _length_truncation(rows), "Training rollouts; length in the model's tokens.")

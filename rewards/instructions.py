@@ -10,7 +10,7 @@ with two exceptions that close cheap exploits:
   "exclude" constraint for free;
 - the hack check: a response that *claims* compliance ("as requested", "I
   followed all ...", "(word count: 3)") scores 0.0 unless it really satisfies
-  every constraint. A learned judge can be talked into credit this way; the
+  every constraint. A learned critic can be talked into credit this way; the
   policy must learn that only compliance pays. A claim is a statement about the
   response or the instructions (see ``claims_compliance``): text that merely uses
   a word like "compliance" ("gdpr compliance matters") is not one.

@@ -133,7 +133,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_is_read() -> None:
-    assert {"k2rl.lm.chat", "k2rl.device.engine"} <= GRAPH["k2rl.step.judging"]
+    assert {"k2rl.lm.chat", "k2rl.device.engine"} <= GRAPH["k2rl.step.critic_engine"]
     assert "rewards.instructions" in GRAPH["envs.instructions"]
     assert {floor(m) for m in MODULES if m.startswith("k2rl.")} == set(FLOORS)
     assert (floor("k2rl.cli"), floor("k2rl.config"), floor("k2rl.step.group")) == ("app", "config", "step")

@@ -19,7 +19,7 @@ from k2rl.bootstrap.recipe import Recipe
 from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
 from k2rl.bootstrap.copying import copies
 from k2rl.lm.chat import load_tokenizer, conversation_ids
-from k2rl.bootstrap.sft import make_demo_envs, make_judge_envs, demonstration, bucketed_nll_backward
+from k2rl.bootstrap.sft import make_demo_envs, make_critic_envs, demonstration, bucketed_nll_backward
 from k2rl.step.critic_demos import critic_demonstration
 from transformers import AutoModelForCausalLM
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -58,7 +58,7 @@ def main():
     tok = load_tokenizer(a.model)
     model = AutoModelForCausalLM.from_pretrained(a.model, dtype=torch.float32)
     rub = load_rubrics()
-    jenvs = make_judge_envs(cfg); denvs = make_demo_envs(cfg)
+    jenvs = make_critic_envs(cfg); denvs = make_demo_envs(cfg)
     def measure(tag):
         model.eval()
         r = {"copy": copies(model, tok, drill=copy_example)}

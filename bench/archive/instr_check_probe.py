@@ -104,16 +104,16 @@ def free_checks(model_dir: Path, n: int, show: int = 6) -> dict:
 
     from critic.layout import check_messages
     from critic.rubrics import load_rubrics, rubrics_for
-    from k2rl.bootstrap.sft import make_judge_envs
+    from k2rl.bootstrap.sft import make_critic_envs
     from k2rl.bootstrap.recipe import Recipe
     from k2rl.bootstrap.model import INSTRUCTION_SCRIPTS
     from k2rl.lm.chat import load_tokenizer
     from k2rl.step.critic_demos import expert_transcript
-    from k2rl.step.judge_ids import open_ids
+    from k2rl.step.critic_ids import open_ids
 
     tokenizer = load_tokenizer(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
-    env = next(e for e in make_judge_envs(Recipe(**INSTRUCTION_SCRIPTS)) if e.task == "instructions")
+    env = next(e for e in make_critic_envs(Recipe(**INSTRUCTION_SCRIPTS)) if e.task == "instructions")
     rubrics = rubrics_for("instructions", load_rubrics())
     rng = np.random.default_rng(7)
     right = exact = pairs = echoed = 0

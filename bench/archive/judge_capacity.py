@@ -6,7 +6,7 @@ The instruction checks of the 3.4 M-parameter default stay at chance through eve
 and schedule) at larger sizes, which a 2-core CPU cannot build inside `make train`'s time, and
 measures each build before any RL:
 
-- the judge on a fixed file of held-out pairs (`critic.evaluate.evaluate_judge`, the same
+- the judge on a fixed file of held-out pairs (`critic.evaluate.evaluate_critic`, the same
   layout and the same three generate/score uses as `k2rl critic eval`), per task, with the
   checks' findings;
 - the policy's greedy held-out accuracy over the default tasks' distinct eval problems.
@@ -67,12 +67,12 @@ def _batch(args) -> list:
     from k2rl.step.critic_demos import critic_demonstration
 
     tokenizer, rng = build_tokenizer(), np.random.default_rng(seed)
-    demo_envs, judge_envs, rubrics = sft.make_demo_envs(cfg), sft.make_judge_envs(cfg), load_rubrics()
+    demo_envs, critic_envs, rubrics = sft.make_demo_envs(cfg), sft.make_critic_envs(cfg), load_rubrics()
     judged = cfg.critic_demo_rate if phase == "warm" else cfg.judge_share
     out = []
     for _ in range(cfg.sft_batch):
         if rng.random() < judged:
-            env = judge_envs[int(rng.integers(len(judge_envs)))]
+            env = critic_envs[int(rng.integers(len(critic_envs)))]
             out.append(critic_demonstration(env, tokenizer, int(rng.integers(2**31)), rng, rubrics))
         else:
             env = demo_envs[int(rng.integers(len(demo_envs)))]
@@ -165,7 +165,7 @@ def hf_generate(model, tokenizer, batch: int = 256):
 
 def hf_score(model, tokenizer, batch: int = 128):
     """log p(verdict | prompt) for each prompt and each of the two verdict tokens."""
-    from k2rl.step.judge_ids import verdict_ids
+    from k2rl.step.critic_ids import verdict_ids
 
     choices = verdict_ids(tokenizer)
 
@@ -185,17 +185,17 @@ def measure(model, tokenizer, pairs, max_len: int = 1024, judgments_to: Path | N
             check_tokens: int = 128) -> dict:
     """The judge on `pairs` and the policy's greedy held-out accuracy, from the HF model;
     every judgment, laid out as `k2rl critic eval --show` does, to `judgments_to` if given."""
-    from critic.evaluate import evaluate_judge, format_judgments
+    from critic.evaluate import evaluate_critic, format_judgments
     from critic.rubrics import load_rubrics
     from k2rl.config import load_config
     from k2rl.step.heldout import eval_requests
-    from k2rl.step.judging import judge_with
+    from k2rl.step.critic_engine import critic_with
     from k2rl.step.rollout import rollout
 
     generate, score = hf_generate(model, tokenizer), hf_score(model, tokenizer)
     t = time.time()
-    judge = judge_with(generate, score, tokenizer, max_len, 0.0, check_tokens)
-    result, judgments = evaluate_judge(pairs, load_rubrics(), judge, 0.0)
+    judge = critic_with(generate, score, tokenizer, max_len, 0.0, check_tokens)
+    result, judgments = evaluate_critic(pairs, load_rubrics(), judge, 0.0)
     judge_s = time.time() - t
     if judgments_to:
         judgments_to.write_text(format_judgments(pairs, judgments, len(pairs)) + "\n")
@@ -251,7 +251,7 @@ def main(argv=None) -> None:
     from critic.pairs import read_pairs
     from k2rl.lm.chat import load_tokenizer
     from k2rl.lm.hf import built_recipe
-    from k2rl.step.judge_ids import check_tokens
+    from k2rl.step.critic_ids import check_tokens
     from transformers import AutoModelForCausalLM
 
     pairs = read_pairs(args.pairs)

@@ -37,7 +37,7 @@ def judgments(text: str) -> list[dict]:
             return m.group(1) if m else ""
         checks = re.findall(r"^    check:\s*(.*)$", block, re.M)
         out.append({"task": head.group(1), "question": field("question"),
-                    "own": field("judge's own answer"),
+                    "own": field("critic's own answer") or field("judge's own answer"),
                     "lines": list(zip([field("chosen"), field("rejected")], checks))})
     return out
 

@@ -81,7 +81,7 @@ def main(argv=None) -> dict:
     from k2rl.config import ModelConfig
     from k2rl.bootstrap.model import default_model
     from k2rl.lm.chat import load_tokenizer
-    from k2rl.bootstrap.sft import make_judge_envs
+    from k2rl.bootstrap.sft import make_critic_envs
     from transformers import AutoModelForCausalLM
 
     cfg = ModelConfig()
@@ -90,7 +90,7 @@ def main(argv=None) -> dict:
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     rubrics = load_rubrics()
     rows = {}
-    for env in make_judge_envs(cfg.default):
+    for env in make_critic_envs(cfg.default):
         for split in ("eval", "train"):
             row = skill(model, tokenizer, env, rubrics, split, args.n, args.seed)
             rows[f"{env.task}/{split}"] = row

@@ -23,7 +23,7 @@ import envs
 from critic.rubrics import load_rubrics
 from k2rl.config import ModelConfig
 from k2rl.lm.chat import load_tokenizer
-from k2rl.bootstrap.sft import make_judge_envs, bucketed_nll_backward
+from k2rl.bootstrap.sft import make_critic_envs, bucketed_nll_backward
 from k2rl.step.critic_demos import critic_demonstration
 from bench.archive.judge_skill import runs
 from transformers import AutoModelForCausalLM
@@ -32,7 +32,7 @@ tok = load_tokenizer(path)
 model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
 rub = load_rubrics()
 eq, ne = tok.convert_tokens_to_ids("="), tok.convert_tokens_to_ids("!")
-jenvs = [e for e in make_judge_envs(ModelConfig().default) if e.task in ("arithmetic",)]
+jenvs = [e for e in make_critic_envs(ModelConfig().default) if e.task in ("arithmetic",)]
 def measure(tag):
     model.eval(); out = {}
     for env in jenvs:

@@ -52,7 +52,7 @@ import envs.instructions as instructions
 from bench.archive.judge_skill import runs
 from critic.rubrics import load_rubrics
 from envs.base import check_line
-from k2rl.bootstrap.sft import bucketed_nll_backward, make_judge_envs
+from k2rl.bootstrap.sft import bucketed_nll_backward, make_critic_envs
 from k2rl.config import ModelConfig
 from k2rl.lm.chat import load_tokenizer
 from k2rl.step.critic_demos import critic_demonstration
@@ -213,7 +213,7 @@ def main() -> None:
     tok = load_tokenizer(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
     rubrics = load_rubrics()
-    envs_ = [e for e in make_judge_envs(ModelConfig().default) if e.task == "instructions"]
+    envs_ = [e for e in make_critic_envs(ModelConfig().default) if e.task == "instructions"]
     for env in envs_:
         env.word_constraint = True  # every prompt quotes a word
     history = {0: measure(model, tok, envs_, rubrics)}

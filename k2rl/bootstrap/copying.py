@@ -1,6 +1,6 @@
 """Copying drills for the default model's warm-start: replies that repeat the user's made-up words.
 
-A judge's check line copies what it checks: an instruction reply's words, listed and numbered, a
+A critic's check line copies what it checks: an instruction reply's words, listed and numbered, a
 chat reply's fact beside its own, an answer's digits. The 3.4 M-parameter default, warm-started on
 demonstrations alone, never learns to copy a word it has not seen before: given a reply of made-up
 words it lists topic words it remembers (bench/archive/notebook.md, "Why the checks fail"), and it
@@ -13,9 +13,9 @@ as different and "42" as the same (bench/archive/notebook.md), so the fourth for
 comparison, of made-up words or numbers, equal half the time. Each drill is short:
 
     user: Repeat: kqe Zuvb ot         assistant: kqe Zuvb ot
-    user: List the words: kqe Zuvb    assistant: 1 kqe 2 Zuvb; 2 words  (as a judge lists a reply)
+    user: List the words: kqe Zuvb    assistant: 1 kqe 2 Zuvb; 2 words  (as a critic lists a reply)
     user: Say it back. Zuvb ot        assistant: Zuvb ot
-    user: Compare: Zuvb / Zub         assistant: ZZ=uu=vb!: no       (as a judge checks)
+    user: Compare: Zuvb / Zub         assistant: ZZ=uu=vb!: no       (as a critic checks)
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def near_copy(text: str, rng: np.random.Generator) -> str:
 
 
 def comparison_messages(rng: np.random.Generator) -> list[dict]:
-    """A made-up word or a number against a near copy, checked as the judge checks."""
+    """A made-up word or a number against a near copy, checked as the critic checks."""
     first = (str(int(rng.integers(0, 10 ** int(rng.integers(1, 5))))) if rng.random() < 0.5
              else made_up_words(rng, 2)[0])
     second = near_copy(first, rng)

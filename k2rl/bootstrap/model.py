@@ -31,7 +31,7 @@ from k2rl.config import ModelConfig
 from k2rl.lm.chat import load_tokenizer
 
 RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted judgments;
-#                    9: byte-level character names, the judge's own answer as its working;
+#                    9: byte-level character names, the critic's own answer as its working;
 #                    10: checks compare results a digit at a time and list a reply's words;
 #                    11: warm-start batches cut by padded tokens: the same gradient, summed in
 #                        another order, 35% fewer padded tokens. The recipe's copy_demo_rate
@@ -43,7 +43,7 @@ RECIPE_VERSION = 11  # bump when the build below changes meaning (8: scripted ju
 # The instruction scripts' options (the recipe's instr_*), each with its value when off: a
 # recipe names them only where set (recipe 11's builds, made before they existed, name none).
 INSTRUCTION_SCRIPTS = {"instr_bounds": False, "instr_misspell_rate": 0.0, "instr_compare": False}
-# <|critic|> opens the judge's verdict (k2rl.step.judge_ids.open_ids), never a policy reply.
+# <|critic|> opens the critic's verdict (k2rl.step.critic_ids.open_ids), never a policy reply.
 SPECIAL_TOKENS = ["<|pad|>", "<|eos|>", "<|user|>", "<|assistant|>", "<|tool|>", "<|unk|>",
                   "<|critic|>"]
 # Weights shipped for a recipe: <folder name>.safetensors, and <folder name>.json saying how
@@ -131,7 +131,7 @@ def recipe_dir(cfg: Recipe, cache_dir: str) -> Path:
     return Path(cache_dir).expanduser() / f"qwen2-char-{key}"
 
 
-def judge_scripts(built: dict | None, default: Recipe) -> dict:
+def critic_scripts(built: dict | None, default: Recipe) -> dict:
     """The instruction scripts' options (k2rl.bootstrap.sft.instruction_scripts) a model was
     taught to judge with: those its recipe names (a recipe names them only where set, so an
     absent one is off), or those of `default` (the run's model.default recipe) for a model k2rl
@@ -145,7 +145,7 @@ def judge_scripts(built: dict | None, default: Recipe) -> dict:
 # Seconds a judging-phase step of the default size took (bench/archive/notebook.md, "The judge's
 # build"; "The prebuilt default"): an H200, and 2 CPU cores (2.5 s on the AMD EPYC, 5.3 on the
 # Xeon).
-JUDGE_STEP_SECONDS = {"cuda": 0.06, "cpu": 2.5}
+JUDGING_STEP_SECONDS = {"cuda": 0.06, "cpu": 2.5}
 # Seconds a warm-start step of the default size took: 42 s for 800 on the H200, 12.6 to 29
 # minutes for 800 on 2 CPU cores (bench/archive/notebook.md, "Finding the quoted word", "The
 # judging phase").
@@ -197,7 +197,7 @@ def build_model(recipe: Recipe, cache_dir: str, prebuilt: bool = True,
             print(f"k2rl: building the default model in {out} (no weights ship for this recipe; "
                   f"model.prebuilt={prebuilt}): the warm-start, then a judging "
                   f"phase of {recipe.judge_steps} steps on {build_device()}, about "
-                  f"{JUDGE_STEP_SECONDS[build_device()] * recipe.judge_steps / 60:.0f} minutes "
+                  f"{JUDGING_STEP_SECONDS[build_device()] * recipe.judge_steps / 60:.0f} minutes "
                   f"for the phase at the default size", file=sys.stderr, flush=True)
         start = build_model(dataclasses.replace(recipe, judge_steps=0), cache_dir, prebuilt,
                             progress)

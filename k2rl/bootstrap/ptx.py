@@ -10,7 +10,7 @@ by the model's template (k2rl.lm.chat.conversation_ids): a system prompt it has 
 folded into the first user turn, the calls in its own form where it has one. A malformed line is reported with its file and number.
 `curated_messages` plays the default set from the run's environments' scripted experts (tool
 use always on, no flattering chat replies); `write_curated` writes it as such a JSONL file.
-`curated_judgments` adds scripted judgments to it (`train.ptx_judgments`), so that the judge's
+`curated_judgments` adds scripted judgments to it (`train.ptx_judgments`), so that the critic's
 checks, which the warm-start teaches, are kept under RL as the policy's skills are.
 """
 from __future__ import annotations
@@ -104,7 +104,7 @@ def load_ptx(path: str | Path, tokenizer) -> list[tuple[list[int], list[int]]]:
 def curated_envs(task_ids: list[str], scripts: dict | None = None) -> list:
     """The tasks' environments whose scripted expert can write curated samples, each set to
     play its best: the tool always used (`tool_rate`), no flattering or self-vouching chat
-    reply (`hack_rate`), and the judge's scripts as `scripts` set them where the env has them
+    reply (`hack_rate`), and the critic's scripts as `scripts` set them where the env has them
     (k2rl.bootstrap.sft.instruction_scripts). An environment without an expert is left out."""
     out = []
     for env_id in task_ids:
@@ -145,7 +145,7 @@ def curated_judgments(tokenizer, task_ids: list[str], n: int, seed: int = 0,
                       scripts: dict | None = None) -> list[tuple[list[int], list[int]]]:
     """(ids, mask) of `n` scripted judgments (k2rl.step.critic_demos.critic_demonstration: the
     expert's answer against a wrong one, the env's own answer, checks and verdict, the loss on
-    the judge's turns) on training-split prompts of those tasks whose environment teaches
+    the critic's turns) on training-split prompts of those tasks whose environment teaches
     judging, taken in turn; none if no task's does. `scripts` (curated_envs) is the layout the
     model was built to judge in, so that these judgments keep it rather than mix in another."""
     envs_ = [env for env in curated_envs(task_ids, scripts) if isinstance(env, TeachesJudging)]

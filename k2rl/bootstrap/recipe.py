@@ -16,7 +16,9 @@ from k2rl.config import ConfigError, ModelConfig
 @dataclass(frozen=True)
 class Recipe:
     """One build of the default model. Its fields are hashed into its cache folder's name
-    (k2rl.bootstrap.model.recipe_fields), so changing one builds another model."""
+    (k2rl.bootstrap.model.recipe_fields), so changing one builds another model. The judging
+    phase's `judge_*` fields keep the critic's old name for that reason: renaming a field
+    changes every cache key and forces a rebuild."""
     hidden_size: int = 256
     """Width of the Qwen2 residual stream."""
     num_layers: int = 4
@@ -51,11 +53,11 @@ class Recipe:
     critic_demo_rate: float = 0.1
     """Share of warm-start sequences that are scripted judgments (k2rl.bootstrap.sft): on
     training-split prompts of the demo tasks that teach judging, the expert's answer against
-    a wrong one, with the judge's own working, a check line per answer and the verdict
-    (critic.layout), so the judge knows the format before RL refreshes it; 0: none."""
+    a wrong one, with the critic's own working, a check line per answer and the verdict
+    (critic.layout), so the critic knows the format before RL refreshes it; 0: none."""
     copy_demo_rate: float = 0.0
     """Share of warm-start sequences that are copying drills (made-up words repeated or listed,
-    k2rl.bootstrap.copying), so the model learns to copy what it has not seen, as the judge's
+    k2rl.bootstrap.copying), so the model learns to copy what it has not seen, as the critic's
     checks must copy a reply's words; 0: none."""
     judge_steps: int = 3000
     """Steps of a judging phase after the warm-start: it continues the warm-started model (the
@@ -73,7 +75,7 @@ class Recipe:
     """Peak AdamW learning rate of the judging phase (warm-up, then a cosine to a tenth)."""
     instr_bounds: bool = True
     """The scripted instruction checks write each count beside its bound ("1 words, min 2 no")
-    instead of the count alone ("1 words no"; envs.instructions, the judge's scripts)."""
+    instead of the count alone ("1 words no"; envs.instructions, the critic's scripts)."""
     instr_misspell_rate: float = 0.5
     """Share of the scripted wrong instruction replies that misspell a word, as the policy's
     samples do. With `instr_bounds` and 0.5, a 1500-step judging phase (92 s on an H200, about
@@ -124,8 +126,8 @@ RECIPES: dict[str, Recipe] = {
     # phase and the instruction scripts' options off. Built here on first use.
     "recipe11": Recipe(judge_steps=200, instr_bounds=False, instr_misspell_rate=0.0,
                        instr_compare=False),
-    # The small model without the judge's cold start (configs/critic.yaml): no scripted
-    # judgments in the warm-start and no judging phase, so the judge meets its format only in
+    # The small model without the critic's cold start (configs/critic.yaml): no scripted
+    # judgments in the warm-start and no judging phase, so the critic meets its format only in
     # the closed-loop refresh.
     "no-cold-start": Recipe(critic_demo_rate=0.0, judge_steps=0),
     # Demonstrations of multi-turn lookup in place of instructions and chat (configs/gym-mix.yaml).

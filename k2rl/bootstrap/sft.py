@@ -8,8 +8,8 @@ that the tool pays. With `word_demos`, every instruction demonstration asks to i
 a quoted word, so the model learns to copy it (k2rl/Instructions-v1's `word_constraint`). With
 `critic_demo_rate`, some sequences are scripted judgments (k2rl.step.critic_demos):
 an expert answer against a wrong one to a training-split prompt of a family that teaches judging,
-with the judge's working, its check of each answer and the verdict (critic.layout). With
-`copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the judge's
+with the critic's working, its check of each answer and the verdict (critic.layout). With
+`copy_demo_rate`, some are copying drills (k2rl.bootstrap.copying): the critic's
 checks copy a reply's words, which demonstrations alone never taught the default model to do.
 """
 from __future__ import annotations
@@ -44,13 +44,13 @@ def make_demo_envs(cfg: Recipe) -> list:
 
 
 def instruction_scripts(cfg: Recipe) -> dict:
-    """The instruction envs' options for the judge's scripts (envs/instructions.py) that a build
+    """The instruction envs' options for the critic's scripts (envs/instructions.py) that a build
     with `cfg` teaches: {"misspell_rate": ..., "bounds_in_checks": ..., "compare_quoted": ...}."""
     return {"misspell_rate": cfg.instr_misspell_rate, "bounds_in_checks": cfg.instr_bounds,
             "compare_quoted": cfg.instr_compare}
 
 
-def make_judge_envs(cfg: Recipe) -> list:
+def make_critic_envs(cfg: Recipe) -> list:
     """The demo tasks' environments whose scripted experts also teach judging; in them the
     calculator's expert always calls its tool and chat's never flatters (the right answers),
     and the instruction scripts take `instr_bounds`, `instr_misspell_rate` and `instr_compare`."""
@@ -150,17 +150,17 @@ def warm_start(model, tokenizer, cfg: Recipe, progress: bool = True) -> dict:
     """Train `model` in place on fresh expert demonstrations; returns loss figures."""
     rng = np.random.default_rng(cfg.seed)
     demo_envs = make_demo_envs(cfg)
-    judge_envs, rubrics = [], []
+    critic_envs, rubrics = [], []
     if cfg.critic_demo_rate > 0:
-        judge_envs, rubrics = make_judge_envs(cfg), load_rubrics()
+        critic_envs, rubrics = make_critic_envs(cfg), load_rubrics()
 
     def sequence(rng: np.random.Generator) -> tuple[list[int], list[int]]:
         """A scripted judgment, a copying drill or an expert demonstration, at their rates."""
-        u = rng.random() if judge_envs or cfg.copy_demo_rate else 1.0
-        if judge_envs and u < cfg.critic_demo_rate:
-            return critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
+        u = rng.random() if critic_envs or cfg.copy_demo_rate else 1.0
+        if critic_envs and u < cfg.critic_demo_rate:
+            return critic_demonstration(critic_envs[int(rng.integers(len(critic_envs)))], tokenizer,
                                         int(rng.integers(2**31)), rng, rubrics)
-        if u < (cfg.critic_demo_rate if judge_envs else 0.0) + cfg.copy_demo_rate:
+        if u < (cfg.critic_demo_rate if critic_envs else 0.0) + cfg.copy_demo_rate:
             return copy_drill(tokenizer, rng)
         return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                              int(rng.integers(2**31)), rng)
@@ -180,14 +180,14 @@ def judging_phase(model, tokenizer, cfg: Recipe, progress: bool = True) -> dict:
     learnt, and the demonstrations keep the policy's skill (bench/archive/notebook.md, The
     judging phase)."""
     rng = np.random.default_rng(cfg.seed + 1)  # not the warm-start's draws again
-    demo_envs, judge_envs, rubrics = make_demo_envs(cfg), make_judge_envs(cfg), load_rubrics()
-    if not judge_envs:
+    demo_envs, critic_envs, rubrics = make_demo_envs(cfg), make_critic_envs(cfg), load_rubrics()
+    if not critic_envs:
         raise ValueError(f"the recipe's judge_steps needs a demo task that teaches judging; "
                          f"none of {cfg.demo_tasks} does")
 
     def sequence() -> tuple[list[int], list[int]]:
         if rng.random() < cfg.judge_share:
-            return critic_demonstration(judge_envs[int(rng.integers(len(judge_envs)))], tokenizer,
+            return critic_demonstration(critic_envs[int(rng.integers(len(critic_envs)))], tokenizer,
                                         int(rng.integers(2**31)), rng, rubrics)
         return demonstration(demo_envs[int(rng.integers(len(demo_envs)))], tokenizer,
                              int(rng.integers(2**31)), rng)

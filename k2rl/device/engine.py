@@ -50,9 +50,9 @@ def engine_kwargs(model_dir: str, max_model_len: int, seed: int, dtype: str = "f
     `compile` (engine.compile) overrides the device's choice: True compiles the forward
     (torch.compile, with CUDA graphs on a GPU), False runs it eager.
     """
-    # Prefix caching (engine.prefix_caching): the judge prompts of a step share their rubrics
+    # Prefix caching (engine.prefix_caching): the critic prompts of a step share their rubrics
     # and question, a multi-turn episode's turns their history. bench/judge.py, default model:
-    # 280 judge prompts scored in 0.28 s against 2.73 s without, log-probs within 6e-6.
+    # 280 critic prompts scored in 0.28 s against 2.73 s without, log-probs within 6e-6.
     # Every weight push drops the cache (push_weights), and so does vLLM's sleep.
     kwargs = dict(model=str(model_dir), dtype=dtype, max_model_len=max_model_len, seed=seed,
                   max_num_seqs=512, enable_prefix_caching=prefix_caching)
@@ -110,7 +110,7 @@ def fitted_max_len(model_dir: str, asked: int) -> int:
     """`asked` (engine.max_model_len), or the model's own position count if that is fewer:
     vLLM refuses a max_model_len past the model's `max_position_embeddings`.
 
-    The default is 1,024 because the judge's conversation (rubrics, question, its own answer,
+    The default is 1,024 because the critic's conversation (rubrics, question, its own answer,
     two answers with a check line each) needs up to 700 of the default model's character
     tokens; a model with 512 positions still runs everything else."""
     import json
@@ -259,7 +259,7 @@ def choice_logprobs(llm, prompts: list[list[int]], choices: list[int]) -> list[l
     One request per prompt: a one-token step whose log-probs are asked for exactly the
     `choices` (`logprob_token_ids`), so the answer is exact whatever the vocabulary size. Raw
     log-probs (before any sampling transform), the same numbers `prompt_logprobs` gives for
-    the choice appended to the prompt, at under half the cost (bench/judge.py: 280 judge prompts
+    the choice appended to the prompt, at under half the cost (bench/judge.py: 280 critic prompts
     of 277 characters, 18.75 s that way, 7.33 s this way, on 2 CPU cores).
     """
     from vllm import SamplingParams, TokensPrompt

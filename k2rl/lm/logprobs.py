@@ -43,7 +43,7 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                max_logits: int = CHUNK_LOGITS, only: torch.Tensor | None = None) -> torch.Tensor:
     """Log-prob of each token given its prefix, shape (B, T); position 0 and padding get 0.
     With `only` (B, T), just the tokens where it is nonzero get theirs (the others 0), and the
-    output head runs on those alone: a judge's verdict is a few tokens of a long prompt.
+    output head runs on those alone: a critic's verdict is a few tokens of a long prompt.
 
     A batch with more than `max_logits` logits never holds them all: the decoder's hidden
     states of the real (unpadded) tokens, flattened over the batch, go through the output head

@@ -38,7 +38,7 @@ def autocast_dtype(name: str, device: str) -> str:
 # Forward and backward of the default model in bf16 (bench/archive/notebook.md, "The update's FLOP
 # rate"): eager against SDPA at 48 tokens 0.29 against 0.44 s (128 rows), 160 tokens 0.45 against
 # 0.50 s (48 rows), 256 tokens 0.53 against 0.48 s (32 rows), 450 tokens 1.5-2.1 against 0.91-0.96 s
-# (32 rows): policy episodes are short, judge examples long.
+# (32 rows): policy episodes are short, critic examples long.
 LONG_PASS = 192
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from critic.evaluate import evaluate_judge
+from critic.evaluate import evaluate_critic
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import load_rubrics
-from k2rl.bootstrap.model import judge_scripts
+from k2rl.bootstrap.model import critic_scripts
 from k2rl.bootstrap.ptx import curated_judgments, curated_messages, encode_messages, load_ptx
 from k2rl.bootstrap.recipe import recipe_for
 from k2rl.config import Config
@@ -29,17 +29,17 @@ from k2rl.device.offload import trim_heap
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.lm.hf import built_recipe, param_count
-from k2rl.step.critic_loop import check_correctors, corrected, judge_examples, reasoned
+from k2rl.step.critic_engine import critic_rank_groups, make_critic, run_layout
+from k2rl.step.critic_ids import check_tokens
+from k2rl.step.critic_loop import check_correctors, corrected, critic_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
-from k2rl.step.judge_ids import check_tokens
-from k2rl.step.judging import judge_groups, make_judge, run_layout
 from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
 from k2rl.tasks.registry import load_envs
 from rewards.deadline import timeouts
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
-WORKER_API = ("rollout", "judge", "train", "sync", "critic_eval", "save", "param_count",
+WORKER_API = ("rollout", "critic_rank", "train", "sync", "critic_eval", "save", "param_count",
               "rss_mb", "reward_timeouts")
 
 
@@ -95,11 +95,11 @@ class HybridWorker:
         self.ptx = self._load_ptx(cfg)
         self.rubrics = load_rubrics()
         self.correctors = (check_correctors([t.id for t in cfg.tasks],
-                                            judge_scripts(self.built, recipe_for(cfg.model)))
+                                            critic_scripts(self.built, recipe_for(cfg.model)))
                            if cfg.critic.correct_checks else {})
-        self.judge = make_judge(self.llm, self.tokenizer, self.max_len,
-                                check_tokens=check_tokens(self.built, recipe_for(cfg.model)),
-                                layout=run_layout(cfg, self.built))
+        self.critic = make_critic(self.llm, self.tokenizer, self.max_len,
+                                  check_tokens=check_tokens(self.built, recipe_for(cfg.model)),
+                                  layout=run_layout(cfg, self.built))
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -115,7 +115,7 @@ class HybridWorker:
         tasks = [task.id for task in cfg.tasks]
         return ([encode_messages(self.tokenizer, m) for m in curated_messages(tasks)]
                 + curated_judgments(self.tokenizer, tasks, cfg.train.ptx_judgments,
-                                    scripts=judge_scripts(self.built, recipe_for(cfg.model))))
+                                    scripts=critic_scripts(self.built, recipe_for(cfg.model))))
 
     # ---- data-parallel set-up (WorkerGroup.start)
 
@@ -146,24 +146,24 @@ class HybridWorker:
         return rollout(requests, self.tokenizer, generate, step, r.truncation_penalty,
                        self.max_len, r.partial_budget if partial else 0, carried, self.stops)
 
-    def judge(self, groups: list[Group]) -> list[Group]:
-        """The critic-rewarded groups get their pairwise win rates (k2rl.step.judging)."""
+    def critic_rank(self, groups: list[Group]) -> list[Group]:
+        """The critic-rewarded groups get their pairwise win rates (k2rl.step.critic_engine)."""
         c = self.cfg.critic
-        judge_groups(groups, self.judge, self.rubrics, c.tie_margin, c.opponents)
+        critic_rank_groups(groups, self.critic, self.rubrics, c.tie_margin, c.opponents)
         return groups
 
     def train(self, groups: list[Group], step: int, critic_pairs: list[Pair] | None = None
               ) -> dict:
         """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
-        if on (None: off): the judge first judges each pair with the engine, then trains on
-        its judgment in both orders (k2rl.step.critic_loop.judge_examples).
+        if on (None: off): the critic first judges each pair with the engine, then trains on
+        its judgment in both orders (k2rl.step.critic_loop.critic_examples).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
         start = time.perf_counter()
         comparisons = [comparison_of(p, self.rubrics) for p in critic_pairs or []]
-        judgments = self.judge(comparisons)
-        judge = judge_examples(self.tokenizer, comparisons, judgments, self.correctors)
+        judgments = self.critic(comparisons)
+        examples = critic_examples(self.tokenizer, comparisons, judgments, self.correctors)
         judged = {"time/critic_refresh": time.perf_counter() - start}
         if judgments:
             judged["critic/train_agreed"] = float(np.mean([j.preference > 0.5 for j in judgments]))
@@ -183,7 +183,7 @@ class HybridWorker:
         metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
         if critic_pairs is not None:  # its own step at its own learning rate (critic.lr)
-            metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, judge,
+            metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, examples,
                                                         self.pad_id, t.grad_clip,
                                                         t.micro_batch_tokens)
             metrics["train_flops"] += flops
@@ -214,8 +214,8 @@ class HybridWorker:
         return [*self.optimizers, self.critic_opt]
 
     def critic_eval(self, pairs: list[Pair]) -> dict:
-        """The policy as judge on labelled pairs (its working, checks and verdicts)."""
-        result, _ = evaluate_judge(pairs, self.rubrics, self.judge, 0.0)
+        """The policy as critic on labelled pairs (its working, checks and verdicts)."""
+        result, _ = evaluate_critic(pairs, self.rubrics, self.critic, 0.0)
         by_task = {f"critic/{task}/{k}": float(result["by_task"][task][k])
                    for task in result["by_task"] for k in ("accuracy", "n", "swap_consistency")}
         return {f"critic/{k}": float(v) for k, v in result.items()

@@ -113,8 +113,8 @@ class WorkerGroup:
         return concat(gather([a.rollout.remote(s, step, c, partial)
                               for a, s, c in zip(self.actors, shards, waiting)]))
 
-    def judge(self, groups: list[Group]) -> list[Group]:
-        return concat(gather([a.judge.remote(s)
+    def critic_rank(self, groups: list[Group]) -> list[Group]:
+        return concat(gather([a.critic_rank.remote(s)
                               for a, s in zip(self.actors, split(groups, self.size))]))
 
     def train(self, groups: list[Group], step: int, critic_pairs: list[Pair] | None = None

@@ -1,6 +1,6 @@
 """The warm-start's critic examples (K2 bootstraps its critic in SFT): scripted judgments, with
 the env's scripted own answer and checks, as (ids, mask) (`critic_demonstration`), and the
-env's expert playing an episode, as the judge is shown a response (`expert_transcript`; also the
+env's expert playing an episode, as the critic is shown a response (`expert_transcript`; also the
 chosen answer of the held-out pairs, k2rl.step.heldout).
 """
 from __future__ import annotations
@@ -9,11 +9,11 @@ import numpy as np
 
 from critic.layout import VERDICTS, example_messages
 from critic.rubrics import Rubric, rubrics_for
-from k2rl.step.judge_ids import example_ids
+from k2rl.step.critic_ids import example_ids
 
 
 def expert_transcript(env, rng: np.random.Generator) -> str:
-    """The env's scripted expert playing the current episode to its end, as the judge sees a
+    """The env's scripted expert playing the current episode to its end, as the critic sees a
     response (its turns joined by " | ")."""
     first = len(env.messages())
     done = False
@@ -28,10 +28,11 @@ def critic_demonstration(env, tokenizer, seed: int, rng: np.random.Generator,
     """(ids, mask) of one scripted judgment for the warm-start (K2 bootstraps its critic in SFT)
     on a training-split prompt of an env that teaches judging (envs.judging.TeachesJudging):
     the expert's answer against a plausible wrong one in a random order, the env's scripted
-    own answer and check lines, and the verdict; the loss falls on the judge's turns (the
+    own answer and check lines, and the verdict; the loss falls on the critic's turns (the
     checks and the verdict; its own answer is the policy's turn, which the demonstrations
-    teach). The scripts read the answer key; at judging time every turn of the judge's is the
-    model's own. `split` "eval" builds held-out ones, for measuring (bench/judge_skill.py)."""
+    teach). The scripts read the answer key; at judging time every turn of the critic's is the
+    model's own. `split` "eval" builds held-out ones, for measuring
+    (bench/archive/judge_skill.py)."""
     obs, _ = env.reset(seed=seed, options={"split": split})
     good = expert_transcript(env, rng)
     env.reset(seed=seed, options={"split": split})

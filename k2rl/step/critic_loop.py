@@ -1,7 +1,7 @@
 """The critic's closed loop (K2 sec. 3.2.2): labelled pairs harvested from verifiable groups
-with mixed outcomes into the run's store (`harvest`, `store_pairs`), judge training pairs drawn
-from them (`training_pairs`, `heldout_pairs`), and the judge's own text on them as training
-examples where its verdict was right (`reasoned`, `judge_examples`), or the checks it should
+with mixed outcomes into the run's store (`harvest`, `store_pairs`), critic training pairs drawn
+from them (`training_pairs`, `heldout_pairs`), and the critic's own text on them as training
+examples where its verdict was right (`reasoned`, `critic_examples`), or the checks it should
 have written where they follow from what it saw (`corrected`, critic.correct_checks).
 """
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from critic.judge import Comparison, Judgment
+from critic.compare import Comparison, Judgment
 from critic.layout import VERDICTS, example_messages, finding
 from critic.pairs import Pair, pairs_from_group
 from envs import TeachesJudging
+from k2rl.step.critic_ids import example_ids, response_text
 from k2rl.step.group import Group
-from k2rl.step.judge_ids import example_ids, response_text
 from k2rl.tasks.make import make_env
 
 
@@ -44,7 +44,7 @@ def store_pairs(store, pairs: list[Pair], split: str = "train") -> int:
 
 def training_pairs(store, n: int, rng: np.random.Generator) -> list[Pair]:
     """n train pairs drawn at random (a worker judges each and trains on its judgment in both
-    orders: `judge_examples`)."""
+    orders: `critic_examples`)."""
     pairs = store.pairs("train")
     if not pairs:
         return []
@@ -64,15 +64,15 @@ def reasoned(judgment: Judgment) -> bool:
             and finding(check_rejected) is False)
 
 
-# (question, response, the judge's own answer) -> the check line it should have written
+# (question, response, the critic's own answer) -> the check line it should have written
 Corrector = Callable[[str, str, str], "str | None"]
 
 
 def check_correctors(task_ids: list[str], layout: Mapping[str, object] | None = None
                      ) -> dict[str, Corrector]:
     """task name -> its environment's `check_from`, for the tasks whose checks follow from
-    what the judge saw and wrote; `layout` sets the check scripts' options the judge was
-    taught (k2rl.bootstrap.model.judge_scripts) on the envs that have them."""
+    what the critic saw and wrote; `layout` sets the check scripts' options the critic was
+    taught (k2rl.bootstrap.model.critic_scripts) on the envs that have them."""
     out = {}
     for env_id in task_ids:
         env = make_env(env_id)
@@ -87,11 +87,11 @@ def check_correctors(task_ids: list[str], layout: Mapping[str, object] | None = 
 
 def corrected(comparison: Comparison, judgment: Judgment,
               correctors: Mapping[str, Corrector]) -> tuple[str, str] | None:
-    """The check lines the judge should have written for a labelled pair (chosen first), from
+    """The check lines the critic should have written for a labelled pair (chosen first), from
     what it saw and wrote (its task's `check_from`: the question, the two answers and its own
     answer), where they follow from those texts and agree with the label: the chosen answer's
     check finds "yes" and the rejected one's "no". None otherwise (no corrector for the task,
-    a line that does not follow, or the judge's own answer disagrees with the label, as when
+    a line that does not follow, or the critic's own answer disagrees with the label, as when
     its own sum is wrong)."""
     check = correctors.get(comparison.task or "")
     if check is None:
@@ -102,11 +102,11 @@ def corrected(comparison: Comparison, judgment: Judgment,
     return None
 
 
-def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment],
-                   correctors: Mapping[str, Corrector] | None = None
-                   ) -> list[tuple[list[int], list[int]]]:
-    """Training examples from the judge's own judgments of labelled pairs (chosen first):
-    each pair in both orders, with the loss on the right verdict always and on the judge's
+def critic_examples(tokenizer, comparisons: list[Comparison], judgments: list[Judgment],
+                    correctors: Mapping[str, Corrector] | None = None
+                    ) -> list[tuple[list[int], list[int]]]:
+    """Training examples from the critic's own judgments of labelled pairs (chosen first):
+    each pair in both orders, with the loss on the right verdict always and on the critic's
     own checks only where its reasoning was right all through: its verdict named the chosen
     answer, the chosen answer's check found "yes" and the rejected one's "no"
     (rejection-sampled self-training: it learns from its reasoning where that reasoning was
@@ -115,7 +115,7 @@ def judge_examples(tokenizer, comparisons: list[Comparison], judgments: list[Jud
 
     With `correctors` (task -> `check_against`, `critic.correct_checks`), a pair of a task
     that has one is trained on the checks `corrected` gives, with the loss on them, wherever
-    they exist: the comparison each line should have made of what the judge saw and wrote,
+    they exist: the comparison each line should have made of what the critic saw and wrote,
     so a slipped mark ("12=" for 1 against 2) is corrected rather than left untrained."""
     out = []
     for c, j in zip(comparisons, judgments):

@@ -2,12 +2,12 @@
 ability is first taught on preference data, then refined in RL on verifiable pairs).
 
 Each pair gives two judgments in the chat layout (critic.layout), one per order: the
-request, the rubrics and both responses as the judge reads them at judging time
-(k2rl.step.judging.chat_judge_with), then the judge's reply: the pair's rationale where it has
-one, "Verdict:" and the chosen response's letter. The loss falls on that reply. The ids are
-built exactly as the chat judge builds the prompt it reads its verdict from
-(k2rl.step.judge_ids.chat_verdict_prompt), so training and judging see the same tokens. The
-judge's reply never holds anything the pair's labels gave it beyond the rationale the user
+request, the rubrics and both responses as the critic reads them at judging time
+(k2rl.step.critic_engine.chat_critic_with), then the critic's reply: the pair's rationale where
+it has one, "Verdict:" and the chosen response's letter. The loss falls on that reply. The ids
+are built exactly as the chat critic builds the prompt it reads its verdict from
+(k2rl.step.critic_ids.chat_verdict_prompt), so training and judging see the same tokens. The
+critic's reply never holds anything the pair's labels gave it beyond the rationale the user
 wrote; the request shown is the pair's prompt, without its answer key.
 
 `k2rl critic train` runs it on a model folder and writes the trained model (k2rl.cli).
@@ -25,8 +25,8 @@ from critic.pairs import Pair, pair_rubrics
 from critic.rubrics import Rubric
 from k2rl.lm.chat import turn_end_id
 from k2rl.lm.logprobs import collate, micro_batches, token_logp
-from k2rl.step.judge_ids import (chat_caps, chat_prompt_ids, chat_verdict_ids,
-                                 chat_verdict_prompt, shorten)
+from k2rl.step.critic_ids import (chat_caps, chat_prompt_ids, chat_verdict_ids,
+                                  chat_verdict_prompt, shorten)
 from k2rl.step.schedules import decay
 
 CHUNK_TOKENS = 4096  # padded tokens per length-sorted chunk of a batch on a CPU
@@ -35,7 +35,7 @@ CHUNK_TOKENS = 4096  # padded tokens per length-sorted chunk of a batch on a CPU
 def judgment_ids(tokenizer, max_len: int, pair: Pair, rubrics: list[Rubric],
                  chosen_first: bool) -> tuple[list[int], list[int]]:
     """(ids, mask) of one training judgment of `pair`, the chosen response shown first (A) or
-    second (B); the mask is 1 on the judge's reply (rationale, "Verdict:", the letter, the
+    second (B); the mask is 1 on the critic's reply (rationale, "Verdict:", the letter, the
     turn's end)."""
     rules = pair_rubrics(pair, rubrics)
     q_cap, r_cap = chat_caps(tokenizer, max_len, rules, pair.prompt)
@@ -57,7 +57,7 @@ def examples(tokenizer, max_len: int, pairs: list[Pair], rubrics: list[Rubric]
 
 
 def verdict_loss_backward(model, seqs: list[tuple[list[int], list[int]]], pad_id: int) -> float:
-    """Backward of the batch's mean NLL over the judge's reply tokens, in length-sorted chunks
+    """Backward of the batch's mean NLL over the critic's reply tokens, in length-sorted chunks
     (the output head on those tokens alone); returns the loss."""
     device = next(model.parameters()).device
     total = max(1, sum(sum(mask) for _, mask in seqs))

@@ -11,7 +11,7 @@
 - Held-out critic pairs (`critic_pairs`): labelled pairs from rollouts of eval-split prompts,
   sampled for this purpose before the first step with the starting policy at the training
   temperature. The policy never trains on these prompts (eval split) and they are never
-  harvested into the judge's training pairs, so `critic/accuracy` is measured on data the model
+  harvested into the critic's training pairs, so `critic/accuracy` is measured on data the model
   has not seen in any role, and on the same pairs at every evaluation.
 - Held-out pairs of critic-rewarded tasks (`judged_pairs`): their rollouts have no verifier to
   label them, so each eval-split prompt gives a reply made by the env's scripted expert (chat:
@@ -119,15 +119,15 @@ def critic_requests(cfg: Config, eval_reqs: list[Request]) -> list[Request]:
             for n, r in enumerate(picked[:cfg.critic.eval_prompts])]
 
 
-def judge_evaluated(cfg) -> bool:
-    """Whether a run evaluates its judge on held-out pairs: where the critic's refresh trains
+def critic_evaluated(cfg) -> bool:
+    """Whether a run evaluates its critic on held-out pairs: where the critic's refresh trains
     it, or where a task's reward comes from it (a critic-rewarded env), refresh or not."""
     return refreshes(cfg) or bool(judged_tasks(cfg))
 
 
 def refreshes(cfg) -> bool:
-    """Whether the critic's closed loop trains the judge: `critic.refresh`, or where it is null,
-    whether some task's reward comes from the judge."""
+    """Whether the closed loop trains the critic: `critic.refresh`, or where it is null,
+    whether some task's reward comes from the critic."""
     return cfg.critic.refresh if cfg.critic.refresh is not None else bool(judged_tasks(cfg))
 
 

@@ -7,7 +7,7 @@ library's rubric of named reward functions):
     task        the environment's verifier, when it ends the episode (k2rl.step.rollout)
     truncation  the penalty of an episode that ran out of token budget (k2rl.step.rollout)
     critic      the pairwise win rate under the policy-as-critic, for critic-rewarded
-                environments (k2rl.step.judging)
+                environments (k2rl.step.critic_engine)
     length      k1.5's group-relative length reward, already weighted (`add_length_rewards`)
 
 The scalar the loss sees is `total`: the truncation penalty if the episode was cut, else the

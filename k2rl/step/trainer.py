@@ -185,7 +185,7 @@ def nll_backward(model, samples: list, weight: float, pad_id: int, max_tokens: i
                  ) -> tuple[float, float]:
     """Accumulate the gradient of `weight` x the mean NLL of `samples`' assistant tokens, one
     micro-batch of at most `max_tokens` tokens at a time; returns (the NLL, the passes' matmul
-    FLOPs). PTX (curated samples) and the critic's verdicts (judge examples) are such terms."""
+    FLOPs). PTX (curated samples) and the critic's verdicts (critic examples) are such terms."""
     data = collate(samples, pad_id, model.device)
     total = data["loss_mask"].sum().clamp(min=1)
     nll, flops = 0.0, 0.0
@@ -308,7 +308,7 @@ def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: 
     """One optimizer step on the critic's verdict NLL (critic.lr), in micro-batches of at most
     `max_tokens` tokens; returns the global loss and this worker's matmul FLOPs.
 
-    Data-parallel like `update`: each worker's share of the judge examples, gradients summed,
+    Data-parallel like `update`: each worker's share of the critic examples, gradients summed,
     so every copy takes the same step.
     """
     params = trainable(model)

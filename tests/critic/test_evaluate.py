@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from critic.evaluate import brier, ece, evaluate, evaluate_judge, format_judgments, format_table
-from critic.judge import Judgment
+from critic.compare import Judgment
+from critic.evaluate import brier, ece, evaluate, evaluate_critic, format_judgments, format_table
 from critic.pairs import Pair
 from critic.rubrics import Rubric
 
@@ -74,8 +74,8 @@ def test_calibration_columns_on_known_verdicts() -> None:
     p = [0.85, 0.5, 0.3, 0.56]  # combined P(chosen better) of q1..q4
     assert r["brier"] == pytest.approx(sum((1 - x) ** 2 for x in p) / 4)
     assert r["ece"] == pytest.approx(ece(p))
-    # A judge that is always sure and always right is perfectly calibrated; always sure and
-    # always wrong is the worst there is; an unsure judge has Brier 0.25.
+    # A critic that is always sure and always right is perfectly calibrated; always sure and
+    # always wrong is the worst there is; an unsure critic has Brier 0.25.
     assert brier([1.0, 1.0]) == 0.0 and ece([1.0, 1.0]) == 0.0
     assert brier([0.0]) == 1.0 and ece([0.0]) == 1.0
     assert brier([0.5, 0.5]) == 0.25
@@ -84,22 +84,22 @@ def test_calibration_columns_on_known_verdicts() -> None:
     assert ece([0.8] * 2 + [0.2] * 3) == pytest.approx(0.4)
 
 
-def test_evaluate_judge_makes_one_batched_call_and_keeps_the_judgments() -> None:
+def test_evaluate_critic_makes_one_batched_call_and_keeps_the_judgments() -> None:
     calls = []
 
-    def judge(comparisons):
+    def critic(comparisons):
         calls.append(comparisons)
         # Right every time: prefers the answer "good", whichever order it is shown in.
         return [Judgment(0.9 if c.first == "good" else 0.1, 0.1 if c.first == "good" else 0.9,
                          "mine", (f"{c.first}: yes", f"{c.second}: no")) for c in comparisons]
 
     pairs = [Pair("q", "good", "bad"), Pair("r", "good", "worse", "chat")]
-    r, judgments = evaluate_judge(pairs, [Rubric("c", "core", "Clear.")], judge, 0.05)
+    r, judgments = evaluate_critic(pairs, [Rubric("c", "core", "Clear.")], critic, 0.05)
     assert len(calls) == 1 and len(calls[0]) == 2
     assert [c.rubrics[0].name for c in calls[0]] == ["c", "c"]
     assert r["accuracy"] == r["swap_consistency"] == 1.0
     shown = format_judgments(pairs, judgments, 1)
-    assert "judge's own answer: mine" in shown and "check:  good: yes" in shown
+    assert "critic's own answer: mine" in shown and "check:  good: yes" in shown
     assert "[2]" not in shown  # only the first judgment
 
 
@@ -117,18 +117,18 @@ def test_shown_judgments_take_a_task_at_a_time() -> None:
 
 
 def test_chat_layout_judgments_have_no_check_findings():
-    from critic.evaluate import evaluate_judge, format_judgments, format_table
-    from critic.judge import Judgment
+    from critic.compare import Judgment
+    from critic.evaluate import evaluate_critic, format_judgments, format_table
     from critic.pairs import Pair
 
     pairs = [Pair("2+2=", "4", "5", "arithmetic")] * 2
 
-    def judge(comparisons):
+    def critic(comparisons):
         return [Judgment(0.8, 0.3, "", ("4 is right. ", "5 is wrong."), (c.first, c.second),
                          layout="chat") for c in comparisons]
 
-    result, judgments = evaluate_judge(pairs, [], judge, 0.0)
+    result, judgments = evaluate_critic(pairs, [], critic, 0.0)
     assert result["accuracy"] == 1.0 and "checks" not in result
     assert "checks:" not in format_table(result)
     shown = format_judgments(pairs, judgments, 1)
-    assert "judge, chosen shown as A:   4 is right." in shown and "own answer" not in shown
+    assert "critic, chosen shown as A:   4 is right." in shown and "own answer" not in shown

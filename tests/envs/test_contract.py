@@ -249,11 +249,11 @@ def test_the_default_families_teach_judging() -> None:
 
 
 @pytest.mark.parametrize("env_id", JUDGE_TEACHERS)
-def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
-    """The judge's scripted expert (warm-start data only): its check of the expert's answer
+def test_scripted_critic_checks_agree_with_the_verifier(env_id: str) -> None:
+    """The critic's scripted expert (warm-start data only): its check of the expert's answer
     says yes, its check of a wrong answer says no, and the wrong answer really is wrong."""
     from k2rl.step.critic_demos import expert_transcript
-    from k2rl.step.judge_ids import CHECK_TOKENS
+    from k2rl.step.critic_ids import CHECK_TOKENS
     from rewards import get_reward
 
     env = gymnasium.make(env_id).unwrapped
@@ -270,15 +270,15 @@ def test_scripted_judge_checks_agree_with_the_verifier(env_id: str) -> None:
         assert env.judge_working()
         assert env.judge_check(good).endswith(": yes"), (good, env.judge_check(good))
         assert env.judge_check(bad).endswith(": no"), (bad, env.judge_check(bad))
-        # the default model writes a character a token: its longest check fits the judge's turn
+        # the default model writes a character a token: its longest check fits the critic's turn
         assert max(len(env.judge_check(good)), len(env.judge_check(bad))) < CHECK_TOKENS
         final = bad.rsplit(" | ", 1)[-1]
         assert verify([final], [env.problem.answer])[0] < 1.0, bad
 
 
 @pytest.mark.parametrize("env_id", JUDGE_TEACHERS)
-def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: str) -> None:
-    """Where a task's check follows from the answer and the judge's own answer alone
+def test_a_check_against_the_critic_s_own_answer_is_the_scripted_check(env_id: str) -> None:
+    """Where a task's check follows from the answer and the critic's own answer alone
     (`check_against`, what critic.correct_checks trains on), the scripted check is that line
     with the expert's working as the own answer; and it reads the two texts, not the problem:
     against a wrong own answer the right reply's check says no."""
@@ -309,7 +309,7 @@ def test_a_check_against_the_judge_s_own_answer_is_the_scripted_check(env_id: st
 
 def test_a_result_check_compares_a_character_at_a_time_up_to_the_first_difference() -> None:
     """Each mark looks only at the two characters before it, and the finding is the last mark:
-    the layout that lets a small judge compare two numbers (bench/archive/notebook.md, issue
+    the layout that lets a small critic compare two numbers (bench/archive/notebook.md, issue
     27)."""
     from envs.base import compare_line, side_by_side
 

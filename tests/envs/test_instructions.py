@@ -108,7 +108,7 @@ def test_a_misspelling_is_a_near_miss_and_never_a_topic_word() -> None:
                 word[i:i + 2] in typo for i in range(len(word) - 1)), (word, typo)
 
 
-def test_the_judge_s_wrong_replies_misspell_and_its_check_copies_the_misspelling() -> None:
+def test_the_critic_s_wrong_replies_misspell_and_its_check_copies_the_misspelling() -> None:
     """With misspell_rate 0.5 half the scripted wrong replies misspell a word, as the policy's
     samples do; the check lists the word as written, marked off topic, and says no. At 0 (the
     default) none does."""
@@ -162,11 +162,11 @@ def scripted_checks(env, n: int = 3000):
         yield good, bad, (env.judge_check(good), env.judge_check(bad))
 
 
-def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_judge_s_turn() -> None:
+def test_the_instruction_scripts_options_agree_with_the_verifier_and_fit_the_critic_turn() -> None:
     """With both options on (the recipe's instr_bounds, instr_misspell_rate): the expert's
     check says yes, the wrong reply's no, each bound's finding holds its bound, and the
     longest check fits CHECK_TOKENS (the default model writes a character a token)."""
-    from k2rl.step.judge_ids import CHECK_TOKENS
+    from k2rl.step.critic_ids import CHECK_TOKENS
 
     env = gymnasium.make("k2rl/Instructions-v1", misspell_rate=0.5, bounds_in_checks=True).unwrapped
     longest, bounded = 0, 0
@@ -187,7 +187,7 @@ def test_comparing_the_quoted_word_letter_by_letter_ends_on_the_flag_the_finding
     (case and edge punctuation aside), so the include or avoid finding can read it; with all
     three options on the checks agree with the verifier over 3,000 prompts and fit
     LONG_CHECK_TOKENS, the budget of a build with instr_compare."""
-    from k2rl.step.judge_ids import LONG_CHECK_TOKENS
+    from k2rl.step.critic_ids import LONG_CHECK_TOKENS
 
     assert letter_pairs("fig", "fig") == "ffiigg=" and letter_pairs("figs", "fig") == "ffiiggs_!"
     assert letter_pairs("pear", "plum") == "ppel!"  # stops at the first pair that differs

@@ -1,4 +1,4 @@
-"""`TeachesJudging`: only the envs that opt in teach the judge, and k2rl asks the protocol."""
+"""`TeachesJudging`: only the envs that opt in teach the critic, and k2rl asks the protocol."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from envs import K2RL_ENV_IDS, TeachesJudging, TextEnv
 from envs.arithmetic import ArithmeticEnv, WorkedArithmeticEnv
 from envs.base import Problem
 
-# The envs whose scripted expert taught the judge before the protocol was explicit (TextEnv's
-# `teaches_judging()`/`corrects_checks()`): the embedded default's judge data must not change.
+# The envs whose scripted expert taught the critic before the protocol was explicit (TextEnv's
+# `teaches_judging()`/`corrects_checks()`): the embedded default's critic data must not change.
 TEACHERS = {"k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v0",
             "k2rl/Instructions-v1", "k2rl/Chat-v1"}
 CORRECTORS = {"k2rl/Arithmetic-v2", "k2rl/Instructions-v0", "k2rl/Instructions-v1",
@@ -49,7 +49,7 @@ def test_an_opted_in_env_must_write_the_three_scripts() -> None:
         HalfDone()
 
 
-def test_the_judge_s_correctors_ask_the_protocol() -> None:
+def test_the_critic_s_correctors_ask_the_protocol() -> None:
     from k2rl.step.critic_loop import check_correctors
 
     fix = check_correctors(sorted(TEACHERS) + ["k2rl/Arithmetic-v1", "CartPole-v1"])

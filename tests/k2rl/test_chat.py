@@ -242,7 +242,7 @@ def test_sentencepiece_replies_are_encoded_in_context():
     assert pieces[pieces.index("[/INST]") + 1] == "Hello"  # no "▁": what the model samples
     assert tok.convert_ids_to_tokens(text_ids(tok, "Hello there"))[0] == "▁Hello"  # alone
     assert _trained_turns(tok, ids, mask) == ["Hello there</s>", "Done</s>"]
-    from k2rl.step.judge_ids import verdict_ids
+    from k2rl.step.critic_ids import verdict_ids
 
     assert tok.convert_ids_to_tokens(verdict_ids(tok)) == ["A", "B"]  # not "▁A": in context
     delta = observation_ids(tok, convo[:2], "ok", tok.eos_token_id)
@@ -338,20 +338,20 @@ def test_a_ptx_sample_s_ids_are_the_template_s_rendering_with_every_text_in_it(f
 
 
 @pytest.mark.parametrize("family", FAMILY_NAMES)
-def test_a_judge_example_s_ids_are_the_template_s_rendering(family):
+def test_a_critic_example_s_ids_are_the_template_s_rendering(family):
     """A judgment trained on (critic.layout.example_messages) in the assistant's role: the
-    family's rendering of the whole judgment, the loss on the judge's checks and verdict."""
-    from critic.layout import JUDGE, example_messages
+    family's rendering of the whole judgment, the loss on the critic's checks and verdict."""
+    from critic.layout import CRITIC, example_messages
     from critic.rubrics import Rubric
     from k2rl.lm.chat import turn_end_id
-    from k2rl.step.judge_ids import example_ids, judge_role, verdict_ids
+    from k2rl.step.critic_ids import example_ids, critic_role, verdict_ids
 
     tok = _families()[family]
-    assert judge_role(tok) == "assistant"
+    assert critic_role(tok) == "assistant"
     msgs = example_messages("What is 12*13?", [Rubric("r", "core", "Correct.")], "calc(12*13)",
                             "156", "156 vs 156: yes", "146", "146 vs 156: no", "A")
     ids, mask = example_ids(tok, msgs)
-    as_policy = [{**m, "role": "assistant"} if m["role"] == JUDGE else m for m in msgs]
+    as_policy = [{**m, "role": "assistant"} if m["role"] == CRITIC else m for m in msgs]
     assert ids == _rendered_ids(tok, as_policy)
     end = tok.convert_ids_to_tokens(turn_end_id(tok))
     assert _trained_turns(tok, ids, mask) == [f"156 vs 156: yes{end}", f"146 vs 156: no{end}",

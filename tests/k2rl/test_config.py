@@ -13,7 +13,7 @@ def test_defaults_are_valid_and_default_yaml_matches():
 
 
 def test_the_default_run_exercises_the_critic():
-    """The default mix has a task rewarded by the critic, and the judge trains on verifiable
+    """The default mix has a task rewarded by the critic, and the critic trains on verifiable
     pairs: an episode of each default task says whether the critic scores it."""
     import gymnasium
 
@@ -143,15 +143,15 @@ def test_a_recipe_field_is_no_config_key_and_says_where_it_went(tmp_path, old):
     assert load_config("configs/default.yaml", ["model.default=tiny"]).model.default == "tiny"
 
 
-def test_the_judge_learns_at_one_rate():
-    """critic.lr is the one knob of the judge's training (its own AdamW step); critic.weight,
+def test_the_critic_learns_at_one_rate():
+    """critic.lr is the one knob of the critic's training (its own AdamW step); critic.weight,
     which weighted its NLL in the policy loss when critic.lr was null, is refused with the
     knob to set, alone or beside critic.lr."""
     assert load_config(None, ["critic.lr=2e-5"]).critic.lr == 2e-5
     for overrides in (["critic.weight=0.05"], ["critic.lr=null", "critic.weight=0.5"],
                       ["critic.lr=1e-4", "critic.weight=0.5"]):
         with pytest.raises(ConfigError, match=r"^config key critic.weight moved to critic.lr "
-                                              r"\(the judge's own AdamW step"):
+                                              r"\(the critic's own AdamW step"):
             load_config(None, overrides)
     with pytest.raises(ConfigError, match="critic.lr must be float, not None"):
         load_config(None, ["critic.lr=null"])

@@ -129,7 +129,7 @@ def test_curated_chat_replies_state_the_fact_without_flattery(tmp_path):
 
 
 def test_curated_judgments_are_scripted_judgments_of_the_run_s_judging_tasks():
-    """train.ptx_judgments: judgments of training-split prompts, the loss on the judge's turns
+    """train.ptx_judgments: judgments of training-split prompts, the loss on the critic's turns
     only (its checks and verdict, never the question or the answers), from the tasks whose env
     teaches judging, taken in turn; a task mix with none of them gives none."""
     tok = build_tokenizer()
@@ -152,22 +152,22 @@ def test_curated_judgments_keep_the_instruction_layout_the_model_was_built_with(
     """A build with the instruction scripts' options (the recipe's instr_bounds) judges with
     counts beside their bounds; its PTX judgments must keep that layout, read from the recipe
     the build (or a checkpoint trained from it) carries, not fall back to the env's default."""
-    from k2rl.bootstrap.model import judge_scripts
+    from k2rl.bootstrap.model import critic_scripts
     from k2rl.lm.hf import built_recipe
     from k2rl.bootstrap.recipe import Recipe
 
     tok = build_tokenizer()
     tasks = ["k2rl/Instructions-v1"]
-    assert judge_scripts(None, Recipe()) == {  # the default's: all three on
+    assert critic_scripts(None, Recipe()) == {  # the default's: all three on
         "misspell_rate": 0.5, "bounds_in_checks": True, "compare_quoted": True}
     default = Recipe(instr_bounds=False, instr_misspell_rate=0.0, instr_compare=False)
     assert built_recipe(tmp_path) is None  # not built by k2rl: model.default's recipe's options
-    assert judge_scripts(None, default) == {"misspell_rate": 0.0, "bounds_in_checks": False,
-                                            "compare_quoted": False}
+    assert critic_scripts(None, default) == {"misspell_rate": 0.0, "bounds_in_checks": False,
+                                             "compare_quoted": False}
     (tmp_path / "recipe.json").write_text(json.dumps({"instr_bounds": True}))
-    scripts = judge_scripts(built_recipe(tmp_path), default)
+    scripts = critic_scripts(built_recipe(tmp_path), default)
     assert scripts == {"misspell_rate": 0.0, "bounds_in_checks": True, "compare_quoted": False}
-    def judged(got):  # the judge's turns alone: the question names its bounds too
+    def judged(got):  # the critic's turns alone: the question names its bounds too
         return [tok.decode([i for i, m in zip(ids, mask) if m]) for ids, mask in got]
 
     plain = judged(curated_judgments(tok, tasks, 40, seed=1))

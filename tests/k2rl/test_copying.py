@@ -19,12 +19,12 @@ def test_a_drill_s_reply_is_the_user_s_made_up_words_and_only_it_is_trained():
         ask, text = re.fullmatch(r"(Repeat:|List the words:|Say it back\.|Compare:) (.*)",
                                  user["content"]).groups()
         forms.add(ask)
-        if ask == "Compare:":  # as a judge checks: side by side up to the first difference
+        if ask == "Compare:":  # as a critic checks: side by side up to the first difference
             first, second = text.split(" / ")
             assert reply["content"] == check_line(side_by_side(first, second), first == second)
             continue
         listed = reply["content"].split()
-        if ask == "List the words:":  # numbered as a judge lists a reply's words, then counted
+        if ask == "List the words:":  # numbered as a critic lists a reply's words, then counted
             listed, count = listed[:-2], reply["content"].rsplit("; ", 1)[1]
             assert listed[0::2] == [str(i) for i in range(1, len(listed) // 2 + 1)]
             assert count == f"{len(listed) // 2} words"

@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from critic.judge import Judgment
+from critic.compare import Judgment
 from k2rl import cli
 from k2rl.bootstrap.model import build_tokenizer
-from k2rl.step import judging
+from k2rl.step import critic_engine
 
 
 @pytest.fixture
@@ -16,25 +16,25 @@ def pairs_file(tmp_path):
             {"prompt": "9*9=", "chosen": "calc(9*9) | 81 | 81", "rejected": "8", "task": "tool_use"}]
     path = tmp_path / "pairs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    build_tokenizer().save_pretrained(tmp_path / "model")  # the judge's layout needs it
+    build_tokenizer().save_pretrained(tmp_path / "model")  # the critic's layout needs it
     (tmp_path / "model" / "config.json").write_text("{}")
     return path
 
 
 def shorter_answer_wins(model_dir, max_model_len, default=None, layout="auto"):
-    """A judge that prefers the shorter answer: right on arithmetic, wrong on tool use."""
+    """A critic that prefers the shorter answer: right on arithmetic, wrong on tool use."""
     shorter_answer_wins.default = default  # the layout a model k2rl did not build checks in
     shorter_answer_wins.layout = layout
 
-    def judge(comparisons):
+    def critic(comparisons):
         return [Judgment(0.95 if len(c.first) < len(c.second) else 0.05,
                          0.95 if len(c.second) < len(c.first) else 0.05, f"work on {c.prompt}",
                          (f"check {c.first}", f"check {c.second}")) for c in comparisons]
-    return judge
+    return critic
 
 
 def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(judging, "standalone_judge", shorter_answer_wins)
+    monkeypatch.setattr(critic_engine, "standalone_critic", shorter_answer_wins)
     args = ["critic", "eval", "--model", str(pairs_file.parent / "model"), "--pairs",
             str(pairs_file), "--log", str(tmp_path / "eval.log")]
     assert cli.main(args + ["--json"]) == 0
@@ -49,7 +49,7 @@ def test_eval_reports_known_accuracy(pairs_file, tmp_path, monkeypatch, capsys):
     assert cli.main(args + ["--show", "2"]) == 0
     out = capsys.readouterr().out
     assert "task=tool_use" in out and "consist." in out and "brier" in out
-    assert "judge's own answer: work on 2+2=" in out and "check:  check 44" in out
+    assert "critic's own answer: work on 2+2=" in out and "check:  check 44" in out
     assert "[2]" in out and "[3]" not in out
     assert shorter_answer_wins.layout == "auto"
     assert cli.main(args + ["--layout", "chat"]) == 0 and shorter_answer_wins.layout == "chat"

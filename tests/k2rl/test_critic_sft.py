@@ -12,7 +12,7 @@ from k2rl.lm import gguf
 from k2rl.lm.chat import turn_end_id
 from k2rl.lm.logprobs import collate, token_logp
 from k2rl.step import critic_sft
-from k2rl.step.judge_ids import chat_prompt_ids, chat_verdict_ids, chat_verdict_prompt
+from k2rl.step.critic_ids import chat_prompt_ids, chat_verdict_ids, chat_verdict_prompt
 
 pytest.importorskip("gguf", reason="the gguf package reads GGUF files (make test installs it)")
 
@@ -40,15 +40,15 @@ def model_of(folder):
 PAIR = Pair("What is 47 plus 38?", "47 + 38 = 85.", "47 + 38 = 84.", "word_sums")
 
 
-def test_a_training_judgment_is_what_the_chat_judge_reads(tok):
+def test_a_training_judgment_is_what_the_chat_critic_reads(tok):
     rubrics = load_rubrics()
-    rules = pair_rubrics(PAIR, rubrics)  # the rubrics of its task, as the judge is shown them
+    rules = pair_rubrics(PAIR, rubrics)  # the rubrics of its task, as the critic is shown them
     _, (a, b) = chat_verdict_ids(tok)
     for first, letter, shown in ((True, a, (PAIR.chosen, PAIR.rejected)),
                                  (False, b, (PAIR.rejected, PAIR.chosen))):
         ids, mask = critic_sft.judgment_ids(tok, 1024, PAIR, rubrics, first)
         opened = chat_prompt_ids(tok, chat_messages(PAIR.prompt, rules, *shown))
-        # The judge reads its verdict right after "Verdict:" (no reasoning of its own here).
+        # The critic reads its verdict right after "Verdict:" (no reasoning of its own here).
         assert ids[:-2] == chat_verdict_prompt(tok, opened, "")
         assert ids[-2:] == [letter, turn_end_id(tok)]
         assert mask == [0] * len(opened) + [1] * (len(ids) - len(opened))
@@ -109,7 +109,7 @@ def test_sft_moves_the_verdict_to_the_chosen_response_in_both_orders(folder, tok
                            progress=False)
     after = _margin(model, tok, pairs)
     assert fit["last_loss"] < fit["first_loss"]
-    # A judge that learned "always A" (or "always B") gains nothing here: the margin averages
+    # A critic that learned "always A" (or "always B") gains nothing here: the margin averages
     # both orders, so only preferring the chosen response raises it.
     assert after > before + 2.0, (before, after)
 
@@ -133,7 +133,7 @@ def test_critic_train_refuses_leaked_or_one_sided_pairs_and_a_used_folder(tmp_pa
     assert code == 2
 
 
-def test_critic_train_writes_a_model_the_judge_loads(folder, tmp_path):
+def test_critic_train_writes_a_model_the_critic_loads(folder, tmp_path):
     from transformers import AutoModelForCausalLM
 
     from k2rl.cli import main
@@ -142,7 +142,7 @@ def test_critic_train_writes_a_model_the_judge_loads(folder, tmp_path):
              "rejected": f"{x} + 10 = {x + 11}."} for x in range(10, 40)]
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = tmp_path / "judge"
+    out = tmp_path / "critic"
     assert main(["critic", "train", "--model", str(folder), "--pairs", str(pairs), "--out",
                  str(out), "--no-eval", "--batch", "8"]) == 0
     summary = json.loads((out / "critic_sft.json").read_text())

@@ -154,7 +154,7 @@ class _Method:
 
     def remote(self, *args):
         self.calls.append((self.name, args))
-        return {"rollout": [], "judge": [], "save": args[0]}.get(self.name, {"loss": 1.0})
+        return {"rollout": [], "critic_rank": [], "save": args[0]}.get(self.name, {"loss": 1.0})
 
 
 class _Actor:

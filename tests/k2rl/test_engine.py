@@ -218,7 +218,7 @@ def test_the_prefix_cache_answers_as_a_cold_engine_and_is_dropped_at_a_push():
 
 
 def test_the_engine_length_is_fitted_to_the_model_s_positions(tmp_path) -> None:
-    """engine.max_model_len (1,024 by default, for the judge's conversation) is lowered to a
+    """engine.max_model_len (1,024 by default, for the critic's conversation) is lowered to a
     model's max_position_embeddings, which vLLM would otherwise refuse."""
     import json
 

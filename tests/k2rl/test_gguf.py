@@ -88,13 +88,13 @@ def test_k2rl_train_runs_two_steps_on_a_few_layers_of_smollm2(source, tmp_path):
     assert any(k.startswith("train/") and k.endswith("/reward") for k in rows[1])
 
 
-def test_the_chat_judge_reads_smollm2s_verdict_as_one_token(folder):
-    """The chat layout (critic.layout) in SmolLM2's real ChatML template and BPE: the judge's
+def test_the_chat_critic_reads_smollm2s_verdict_as_one_token(folder):
+    """The chat layout (critic.layout) in SmolLM2's real ChatML template and BPE: the critic's
     request is a user turn, and " A" / " B" after "Verdict:" are one token each."""
     from transformers import AutoTokenizer
 
     from critic.layout import chat_messages
-    from k2rl.step.judge_ids import chat_prompt_ids, chat_verdict_ids, chat_verdict_prompt
+    from k2rl.step.critic_ids import chat_prompt_ids, chat_verdict_ids, chat_verdict_prompt
 
     tok = AutoTokenizer.from_pretrained(folder)
     head, (a, b) = chat_verdict_ids(tok)

@@ -144,16 +144,16 @@ def test_a_bf16_trainer_takes_pi_old_from_its_own_first_pass(worker):
     assert metrics["train_gflops_per_s"] > 0
 
 
-def test_judge_verdicts_come_from_the_engine_and_match_the_trainer(worker):
-    """The judge's verdict log-probs after its own working and checks: engine == trainer."""
-    from critic.judge import Comparison
+def test_critic_verdicts_come_from_the_engine_and_match_the_trainer(worker):
+    """The critic's verdict log-probs after its own working and checks: engine == trainer."""
+    from critic.compare import Comparison
     from critic.layout import verdict_messages
-    from k2rl.step.judge_ids import open_ids, verdict_ids
+    from k2rl.step.critic_ids import open_ids, verdict_ids
 
     worker.sync()  # earlier tests updated the trainer; the engine must hold the same weights
     rubrics = tuple(worker.rubrics[:1])
     c = Comparison("2+2=", "4", "5", rubrics, "arithmetic")
-    j = worker.judge([c])[0]
+    j = worker.critic([c])[0]
     assert j.shown == ("4", "5")  # (an almost untrained model may write nothing: EOS)
     ids = verdict_ids(worker.tokenizer)
     for (a, ca, b, cb), p in (((j.shown[0], j.checks[0], j.shown[1], j.checks[1]), j.p_ab),

@@ -1,6 +1,7 @@
 """The embedded default model: tokenizer, recipe-keyed cache, determinism."""
 from pathlib import Path
 
+from critic.layout import CRITIC
 from k2rl.bootstrap.model import build_model, build_tokenizer, default_model, recipe_dir
 from k2rl.bootstrap.recipe import RECIPES, Recipe, recipe_for
 from k2rl.config import ConfigError, ModelConfig, load_config
@@ -76,12 +77,12 @@ def test_build_is_cached_by_recipe_and_deterministic(tmp_path):
     assert (Path(a) / "recipe.json").exists() and (Path(a) / "tokenizer.json").exists()
 
 
-def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
-    from k2rl.step.judge_ids import judge_role, open_ids
+def test_the_critic_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
+    from k2rl.step.critic_ids import critic_role, open_ids
 
     tok = build_tokenizer()
-    assert judge_role(tok) == "critic"
-    msgs = [{"role": "user", "content": "Q: 1+1="}, {"role": "judge", "content": "1+1=2"},
+    assert critic_role(tok) == "critic"
+    msgs = [{"role": "user", "content": "Q: 1+1="}, {"role": CRITIC, "content": "1+1=2"},
             {"role": "user", "content": "2"}]
     ids = open_ids(tok, msgs)
     assert tok.decode(ids) == "<|user|>Q: 1+1=<|eos|><|critic|>1+1=2<|eos|><|user|>2<|eos|><|critic|>"
@@ -89,7 +90,7 @@ def test_the_judge_has_turns_of_its_own_and_falls_back_to_the_assistant_s():
 
 
 def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
-    from k2rl.step.judge_ids import judge_role, open_ids
+    from k2rl.step.critic_ids import critic_role, open_ids
 
     tok = build_tokenizer()
     old = tok.convert_tokens_to_ids
@@ -108,8 +109,8 @@ def test_a_tokenizer_without_the_critic_role_judges_as_the_assistant():
             return tok.apply_chat_template(*args, **kwargs)
 
     other = NoCritic()
-    assert judge_role(other) == "assistant"
-    msgs = [{"role": "user", "content": "x"}, {"role": "judge", "content": "w"}]
+    assert critic_role(other) == "assistant"
+    msgs = [{"role": "user", "content": "x"}, {"role": CRITIC, "content": "w"}]
     assert tok.decode(open_ids(other, msgs)) == (
         "<|user|>x<|eos|><|assistant|>w<|eos|><|assistant|>")
 

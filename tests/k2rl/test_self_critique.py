@@ -1,8 +1,8 @@
-"""The engine side of the critic: the judge's conversation as ids (k2rl.step.judge_ids),
-judging critic-rewarded groups (k2rl.step.judging), the closed-loop refresh (pairs from
-verifiable groups, the judge's own text as training examples where it was right:
+"""The engine side of the critic: the critic's conversation as ids (k2rl.step.critic_ids),
+judging critic-rewarded groups (k2rl.step.critic_engine), the closed-loop refresh (pairs from
+verifiable groups, the critic's own text as training examples where it was right:
 k2rl.step.critic_loop), the warm-start's scripted judgments (k2rl.step.critic_demos), and that
-the judge never sees an answer key. Logic with stand-in engines, and one real engine."""
+the critic never sees an answer key. Logic with stand-in engines, and one real engine."""
 import json
 import re
 import subprocess
@@ -14,8 +14,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from critic.judge import Comparison, Judgment
-from critic.layout import JUDGE, VERDICTS, example_messages
+from critic.compare import Comparison, Judgment
+from critic.layout import CRITIC, VERDICTS, example_messages
 from critic.pairs import Pair, comparison_of
 from critic.rubrics import Rubric, load_rubrics
 import envs  # noqa: F401
@@ -23,17 +23,17 @@ from envs.arithmetic import WorkedArithmeticEnv
 from envs.base import Problem
 from envs.chat import ChatEnv, ChatProblem
 from envs.instructions import InstructionsEnv
-from k2rl.bootstrap.model import build_tokenizer, judge_scripts
+from k2rl.bootstrap.model import build_tokenizer, critic_scripts
 from k2rl.bootstrap.recipe import Recipe
-from k2rl.bootstrap.sft import make_judge_envs
+from k2rl.bootstrap.sft import make_critic_envs
 from k2rl.step.group import Group, Request, Status, Trajectory
 from k2rl.step.rollout import rollout
 from k2rl.step.critic_demos import critic_demonstration
-from k2rl.step.critic_loop import (check_correctors, corrected, harvest, judge_examples,
+from k2rl.step.critic_engine import chat_critic_with, critic_rank_groups, critic_with
+from k2rl.step.critic_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
+                                  response_text, verdict_ids)
+from k2rl.step.critic_loop import (check_correctors, corrected, critic_examples, harvest,
                                    reasoned, store_pairs, training_pairs)
-from k2rl.step.judge_ids import (CUT, SOLVE_TOKENS, answer_cap, example_ids, open_ids,
-                                 response_text, verdict_ids)
-from k2rl.step.judging import chat_judge_with, judge_groups, judge_with
 
 TOK = build_tokenizer()
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,11 +96,11 @@ class ChatStandIn:
         return [[0.0, -2.0] if g else [-2.0, 0.0] for g in good_first]
 
 
-def test_the_chat_judge_reasons_then_its_verdict_is_read_in_both_orders():
+def test_the_chat_critic_reasons_then_its_verdict_is_read_in_both_orders():
     fake = ChatStandIn()
-    judge = chat_judge_with(fake.generate, fake.score, TOK, 1024)
-    js = judge([Comparison("2+2=", "good", "bad", tuple(RUBRICS), "arithmetic"),
-                Comparison("2+2=", "bad", "good", tuple(RUBRICS), "arithmetic")])
+    critic = chat_critic_with(fake.generate, fake.score, TOK, 1024)
+    js = critic([Comparison("2+2=", "good", "bad", tuple(RUBRICS), "arithmetic"),
+                 Comparison("2+2=", "bad", "good", tuple(RUBRICS), "arithmetic")])
     assert len(fake.generated) == len(fake.scored) == 4  # two orders each, one call each
     assert js[0].preference > 0.8 and js[1].preference < 0.2  # the same in either order
     assert js[0].layout == "chat" and js[0].checks == ("A is right.", "A is right.")
@@ -110,7 +110,7 @@ def test_the_chat_judge_reasons_then_its_verdict_is_read_in_both_orders():
 
 def test_the_chat_layout_is_the_default_for_a_model_k2rl_did_not_build(tmp_path):
     from k2rl.config import load_config
-    from k2rl.step.judging import layout_for, run_layout
+    from k2rl.step.critic_engine import layout_for, run_layout
 
     assert layout_for("auto", tmp_path) == "chat"  # no recipe.json: not built by k2rl
     (tmp_path / "recipe.json").write_text("{}")
@@ -121,13 +121,13 @@ def test_the_chat_layout_is_the_default_for_a_model_k2rl_did_not_build(tmp_path)
     assert run_layout(cfg, None) == "checks"  # the closed loop trains the checks layout
 
 
-def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
+def test_the_critic_answers_then_checks_then_scores_verdicts_in_three_calls():
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 1024)
+    critic = critic_with(fake.generate, fake.score, TOK, 1024)
     comparisons = [Comparison("2+2=", "A: good", "bad", tuple(RUBRICS), "arithmetic"),
                    Comparison("2+2=", "bad", "other", tuple(RUBRICS), "arithmetic"),
                    Comparison("3+3=", "x", "y", tuple(RUBRICS))]
-    out = judge(comparisons)
+    out = critic(comparisons)
     assert fake.calls == [("generate", 2), ("generate", 5), ("score", 6)]
     # one own answer per question, one check per distinct answer, written by the "engine"
     assert [j.working for j in out] == ["<1>", "<1>", "<2>"]
@@ -144,27 +144,27 @@ def test_the_judge_answers_then_checks_then_scores_verdicts_in_three_calls():
     assert ("Answer: bad<|eos|><|critic|><4><|eos|><|user|>Answer: A: good<|eos|><|critic|><3> yes"
             "<|eos|>" in ba)
     assert out[0].p_ab > 0.5 and out[0].p_ba < 0.5 and out[0].preference > 0.8
-    assert judge([]) == [] and len(fake.calls) == 3  # nothing to judge: no engine call
+    assert critic([]) == [] and len(fake.calls) == 3  # nothing to judge: no engine call
 
 
 def test_answers_too_long_for_the_engine_are_cut_never_the_question_or_the_verdict():
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 600)
-    out = judge([Comparison("2+2=", "four " * 200, "5", tuple(RUBRICS))])
+    critic = critic_with(fake.generate, fake.score, TOK, 600)
+    out = critic([Comparison("2+2=", "four " * 200, "5", tuple(RUBRICS))])
     assert out[0].shown[0].endswith(CUT) and out[0].shown[1] == "5"
     assert all(len(p) <= 600 - 2 for p in fake.scored)  # room for the verdict and its EOS
     assert TOK.decode(fake.scored[0]).startswith("<|user|>2+2=<|eos|>")
     assert answer_cap(TOK, 1024, "2+2=", RUBRICS, "1+1=2") > 100
     with pytest.raises(ValueError, match="no room for the answers"):
         answer_cap(TOK, 64, "2+2=", [Rubric("c", "core", "Correct. " * 12)], "")
-    # a question too long for the engine is cut too, and the judge still fits
+    # a question too long for the engine is cut too, and the critic still fits
     fake = StandIn()
-    out = judge_with(fake.generate, fake.score, TOK, 600)(
+    out = critic_with(fake.generate, fake.score, TOK, 600)(
         [Comparison("What is " * 100 + "2+2?", "4", "5", tuple(RUBRICS))])
     assert len(out) == 1 and all(len(p) <= 598 for p in fake.scored)
     assert CUT in TOK.decode(fake.generated[0])
     with pytest.raises(ValueError, match="rubrics .* leave no room"):
-        judge_with(fake.generate, fake.score, TOK, 200)(
+        critic_with(fake.generate, fake.score, TOK, 200)(
             [Comparison("q", "a", "b", (Rubric("c", "core", "Correct. " * 12),))])
 
 
@@ -178,9 +178,9 @@ def test_the_longest_default_prompts_leave_room_for_whole_answers():
 
 def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whole_answers():
     """The recipe's instr_compare writes instruction checks of up to 160 characters: such a
-    build's judge may write LONG_CHECK_TOKENS a check (read from the recipe it carries), any
+    build's critic may write LONG_CHECK_TOKENS a check (read from the recipe it carries), any
     other model CHECK_TOKENS, and the default prompts still keep their whole answers."""
-    from k2rl.step.judge_ids import CHECK_TOKENS, LONG_CHECK_TOKENS, check_cap, check_tokens
+    from k2rl.step.critic_ids import CHECK_TOKENS, LONG_CHECK_TOKENS, check_cap, check_tokens
 
     assert check_tokens(None) == check_tokens({"instr_bounds": True}) == CHECK_TOKENS
     assert check_tokens({"instr_compare": True}) == LONG_CHECK_TOKENS > CHECK_TOKENS
@@ -199,7 +199,7 @@ def test_a_build_that_compares_the_quoted_word_gets_longer_checks_and_still_whol
         budgets.append(max_tokens)
         return StandIn().generate(prompts, max_tokens, temperatures)
 
-    judge_with(generate, StandIn().score, TOK, 1024, 0.0, LONG_CHECK_TOKENS)(
+    critic_with(generate, StandIn().score, TOK, 1024, 0.0, LONG_CHECK_TOKENS)(
         [Comparison("2+2=", "4", "5", tuple(RUBRICS))])
     assert budgets[0] == [SOLVE_TOKENS] and budgets[1] == [LONG_CHECK_TOKENS] * 2
 
@@ -221,7 +221,7 @@ def test_verdicts_must_be_one_token_each():
         verdict_ids(TwoTokenA())
 
 
-def test_example_ids_put_the_loss_on_the_judge_s_turns_only():
+def test_example_ids_put_the_loss_on_the_critic_s_turns_only():
     msgs = example_messages("2+2=", RUBRICS, "2+2=4", "4", "4 vs 4: yes", "5", "5 vs 4: no", "A")
     ids, mask = example_ids(TOK, msgs)
     assert TOK.decode(ids) == TOK.decode(open_ids(TOK, msgs[:-1])) + "A<|eos|>"
@@ -243,12 +243,12 @@ def test_a_model_without_a_critic_role_is_judged_in_its_assistant_turns():
     assert trained.replace("<|im_end|>", "|") == "yes|no|B|"
 
 
-def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
+def test_training_examples_keep_the_critic_s_own_text_only_where_it_was_right():
     c = comparison_of(Pair("2+2=", "4", "5", "arithmetic"), load_rubrics())
     right = Judgment(0.9, 0.2, "2+2=4", ("4 vs 4: yes", "5 vs 4: no"), ("4", "5"))
     wrong = Judgment(0.3, 0.8, "2+2=5", ("4 vs 5: no", "5 vs 5: yes"), ("4", "5"))
     lucky = Judgment(0.6, 0.4, "2+2=4", ("4 vs 4: yes", "5 vs 4: yes"), ("4", "5"))
-    (r_ab, r_ba), (w_ab, w_ba), (l_ab, l_ba) = (judge_examples(TOK, [c], [j])
+    (r_ab, r_ba), (w_ab, w_ba), (l_ab, l_ba) = (critic_examples(TOK, [c], [j])
                                                 for j in (right, wrong, lucky))
     for ids, mask in (r_ab, r_ba, w_ab, w_ba, l_ab, l_ba):
         assert len(ids) == len(mask)
@@ -266,8 +266,8 @@ def test_training_examples_keep_the_judge_s_own_text_only_where_it_was_right():
     assert [reasoned(j) for j in (right, wrong, lucky)] == [True, False, False]
 
 
-def test_corrected_checks_are_what_the_judge_should_have_written_from_what_it_saw():
-    """critic.correct_checks: the check lines follow from the two answers and the judge's own
+def test_corrected_checks_are_what_the_critic_should_have_written_from_what_it_saw():
+    """critic.correct_checks: the check lines follow from the two answers and the critic's own
     working alone (the task's check_against), never from the pair's label or answer key."""
     fix = {"arithmetic": WorkedArithmeticEnv().check_from}
     c = comparison_of(Pair("12-45=", "-33", "-32", "arithmetic"), load_rubrics())
@@ -276,18 +276,18 @@ def test_corrected_checks_are_what_the_judge_should_have_written_from_what_it_sa
                                            "-32 vs -33, --=33=23=: yes"), ("-33", "-32"))
     assert corrected(c, slipped, fix) == ("-33 vs -33, --=33=33=: yes",
                                           "-32 vs -33, --=33=23!: no")
-    ab, ba = judge_examples(TOK, [c], [slipped], fix)
+    ab, ba = critic_examples(TOK, [c], [slipped], fix)
     trained = TOK.decode([i for i, m in zip(*ab) if m])
     assert trained == "-33 vs -33, --=33=33=: yes<|eos|>-32 vs -33, --=33=23!: no<|eos|>A<|eos|>"
     assert TOK.decode([i for i, m in zip(*ba) if m]).endswith("B<|eos|>")
-    # Without correctors, or for a task without one, the judge's own slipped checks carry no loss
-    for ex in (judge_examples(TOK, [c], [slipped])[0],
-               judge_examples(TOK, [replace(c, task="instructions")], [slipped], fix)[0]):
+    # Without correctors, or for a task without one, the critic's own slipped checks carry no loss
+    for ex in (critic_examples(TOK, [c], [slipped])[0],
+               critic_examples(TOK, [replace(c, task="instructions")], [slipped], fix)[0]):
         assert TOK.decode([i for i, m in zip(*ex) if m]) == "A<|eos|>"
-    # A judge whose own sum is wrong: the corrected checks would contradict the label, so none
+    # A critic whose own sum is wrong: the corrected checks would contradict the label, so none
     wrong_sum = replace(slipped, working="-(45-12)|5-2=2|4-1-0=3|-32")
     assert corrected(c, wrong_sum, fix) is None
-    assert TOK.decode([i for i, m in zip(*judge_examples(TOK, [c], [wrong_sum], fix)[0])
+    assert TOK.decode([i for i, m in zip(*critic_examples(TOK, [c], [wrong_sum], fix)[0])
                        if m]) == "A<|eos|>"
 
 
@@ -301,12 +301,12 @@ def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     assert chat.judged and all(t.judged for t in chat) and not any(t.judged for t in arith)
     calls = []
 
-    def neutral(comparisons):  # a judge with no opinion: only the guards decide
+    def neutral(comparisons):  # a critic with no opinion: only the guards decide
         calls.append(len(comparisons))
         return [Judgment(0.5, 0.5)] * len(comparisons)
 
     before = [t.reward for t in arith]
-    assert judge_groups([chat, arith], neutral, load_rubrics()) == 1
+    assert critic_rank_groups([chat, arith], neutral, load_rubrics()) == 1
     assert calls == [6]  # one call: the 6 pairs of a group of 4
     rewards = [t.reward for t in chat]
     # the two guard-breakers lose to the two clean replies and tie with each other
@@ -316,7 +316,7 @@ def test_judged_groups_get_win_rates_and_verifiable_ones_keep_their_reward():
     assert [t.reward for t in arith] == before and not any("critic" in t.rewards for t in arith)
 
 
-# ------------------------------------------------------------------ the judge is not a verifier
+# ------------------------------------------------------------------ the critic is not a verifier
 
 CANARY = "zq7canary"
 
@@ -351,7 +351,7 @@ def right_then_wrong(prompts, max_tokens, temperatures):
     return outs
 
 
-def test_a_canary_answer_never_reaches_a_judge_prompt():
+def test_a_canary_answer_never_reaches_a_critic_prompt():
     gymnasium.register("test/CanaryChat-v0", entry_point=CanaryChat)
     gymnasium.register("test/CanaryArithmetic-v0", entry_point=CanaryArithmetic)
     try:
@@ -364,17 +364,17 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
             gymnasium.registry.pop(env_id)
     assert all(CANARY in t.prompt_id for g in arith for t in g)
     fake = StandIn()
-    judge = judge_with(fake.generate, fake.score, TOK, 1024)
-    judge_groups(chat, judge, load_rubrics())  # the reward path
+    critic = critic_with(fake.generate, fake.score, TOK, 1024)
+    critic_rank_groups(chat, critic, load_rubrics())  # the reward path
     pairs = harvest(arith)  # the closed loop: pairs, judged, then trained on
     assert pairs
     comparisons = [comparison_of(p, load_rubrics()) for p in pairs]
-    examples = judge_examples(TOK, comparisons, judge(comparisons))
+    examples = critic_examples(TOK, comparisons, critic(comparisons))
     seen = [TOK.decode(p) for p in fake.generated + fake.scored] + [TOK.decode(i) for i, _ in examples]
     chat_fake = ChatStandIn()
-    chat_judge = chat_judge_with(chat_fake.generate, lambda ps: [[0.0, 0.0]] * len(ps), TOK, 1024)
-    judge_groups(chat, chat_judge, load_rubrics())
-    chat_judge(comparisons)
+    chat_critic = chat_critic_with(chat_fake.generate, lambda ps: [[0.0, 0.0]] * len(ps), TOK, 1024)
+    critic_rank_groups(chat, chat_critic, load_rubrics())
+    chat_critic(comparisons)
     seen += [TOK.decode(p) for p in chat_fake.generated]
     assert len(chat_fake.generated) > 10
     assert len(seen) > 20 and not any(CANARY in text for text in seen)
@@ -387,9 +387,9 @@ def test_a_canary_answer_never_reaches_a_judge_prompt():
 def test_warm_start_judgments_are_scripted_on_training_prompts_of_every_family():
     rubrics = load_rubrics()
     rng = np.random.default_rng(0)
-    judge_envs = make_judge_envs(Recipe())
-    assert {e.task for e in judge_envs} == {"arithmetic", "tool_use", "instructions", "chat"}
-    for env in judge_envs:
+    critic_envs = make_critic_envs(Recipe())
+    assert {e.task for e in critic_envs} == {"arithmetic", "tool_use", "instructions", "chat"}
+    for env in critic_envs:
         verdicts = set()
         for seed in range(30):
             ids, mask = critic_demonstration(env, TOK, seed, rng, rubrics)
@@ -465,17 +465,17 @@ def test_judged_groups_give_no_pairs():
 
 # ------------------------------------------------------------------ a real engine
 
-ENGINE_JUDGE = r"""
+ENGINE_CRITIC = r"""
 import json
 from k2rl.device import engine
 engine.configure_env(2, 1)
-from critic.judge import Comparison
+from critic.compare import Comparison
 from critic.layout import check_messages
 import tempfile
 from critic.rubrics import load_rubrics, rubrics_for
 from k2rl.lm.chat import load_tokenizer
-from k2rl.step.judge_ids import SOLVE_TOKENS, answer_ids, check_cap, open_ids
-from k2rl.step.judging import make_judge
+from k2rl.step.critic_engine import make_critic
+from k2rl.step.critic_ids import SOLVE_TOKENS, answer_ids, check_cap, open_ids
 from tests.k2rl.fixtures import qwen2_dir
 
 # random weights (a ChatML model judged in its assistant turns): it writes text, not EOS
@@ -484,7 +484,7 @@ tok = load_tokenizer(model_dir)
 llm = engine.start_engine(model_dir, 512, seed=0)
 rubrics = tuple(rubrics_for("arithmetic", load_rubrics()))
 c = Comparison("12+7=", "2+7=9|1+0+0=1|19", "2+7=9|1+0+0=1|18", rubrics, "arithmetic")
-j = make_judge(llm, tok, 512)([c])[0]
+j = make_critic(llm, tok, 512)([c])[0]
 raw = []
 def greedy(prompt, n):
     ids, _ = engine.generate(llm, [prompt], [n], [0.0])[0]
@@ -499,8 +499,8 @@ print("RESULT" + json.dumps({"judgment": [j.p_ab, j.p_ba, j.working, list(j.chec
 
 
 @pytest.mark.slow
-def test_the_judge_s_working_and_checks_are_the_engine_s_own_tokens():
-    done = subprocess.run([sys.executable, "-c", ENGINE_JUDGE], cwd=ROOT, capture_output=True,
+def test_the_critic_s_working_and_checks_are_the_engine_s_own_tokens():
+    done = subprocess.run([sys.executable, "-c", ENGINE_CRITIC], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT"))[6:])
@@ -510,10 +510,10 @@ def test_the_judge_s_working_and_checks_are_the_engine_s_own_tokens():
     assert 0.0 <= p_ab <= 1.0 and 0.0 <= p_ba <= 1.0
 
 
-def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_judge_saw():
-    """Arithmetic and chat check against the judge's own answer; instructions against the
-    constraints the question states, in the layout the judge was taught; a tool call's
-    product is not in any text the judge saw, so tool use has none."""
+def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_critic_saw():
+    """Arithmetic and chat check against the critic's own answer; instructions against the
+    constraints the question states, in the layout the critic was taught; a tool call's
+    product is not in any text the critic saw, so tool use has none."""
     tasks = ["k2rl/Arithmetic-v2", "k2rl/Calculator-v1", "k2rl/Instructions-v1", "k2rl/Chat-v1"]
     fix = check_correctors(tasks)
     assert sorted(fix) == ["arithmetic", "chat", "instructions"]
@@ -523,7 +523,7 @@ def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_ju
     question = "List colors. min 2 words, include 'navy'."
     assert fix["instructions"](question, "navy", "navy red") == (
         "1 navy+; colors yes, 1 words no, has 'navy' yes: no")
-    taught = check_correctors(tasks, judge_scripts(None, Recipe()))
+    taught = check_correctors(tasks, critic_scripts(None, Recipe()))
     assert taught["instructions"](question, "navy", "navy red") == (
         "1 navy+ nnaavvyy=^; has 'navy' yes, colors yes, 1 words, min 2 no: no")
     assert taught["instructions"]("Tell me about the word nurse.", "x", "x") is None
@@ -531,7 +531,7 @@ def test_the_run_s_correctors_are_its_tasks_whose_checks_follow_from_what_the_ju
 
 def test_corrected_instruction_checks_read_the_question_and_agree_with_the_label():
     """An instruction pair's checks are corrected to what the question's constraints make of
-    each reply, where that agrees with the pair's label; the judge's own answer (a reply it
+    each reply, where that agrees with the pair's label; the critic's own answer (a reply it
     wrote) plays no part, and a question it cannot read corrects nothing."""
     fix = check_correctors(["k2rl/Instructions-v1"])
     c = comparison_of(Pair("List colors. min 2 words, include 'navy'.", "navy red", "navy",
@@ -545,16 +545,16 @@ def test_corrected_instruction_checks_read_the_question_and_agree_with_the_label
     assert corrected(replace(c, prompt="List colors now."), slipped, fix) is None
 
 
-def test_the_judge_is_evaluated_where_a_reward_comes_from_it_even_with_the_refresh_off():
-    """critic.refresh=false still ranks chat's groups with the judge, so the run still draws
-    and scores its held-out pairs; a run with no judge at all (no refresh, no critic-rewarded
+def test_the_critic_is_evaluated_where_a_reward_comes_from_it_even_with_the_refresh_off():
+    """critic.refresh=false still ranks chat's groups with the critic, so the run still draws
+    and scores its held-out pairs; a run with no critic at all (no refresh, no critic-rewarded
     task) spends nothing on them."""
     from k2rl.config import load_config
-    from k2rl.step.heldout import judge_evaluated
+    from k2rl.step.heldout import critic_evaluated
 
-    assert judge_evaluated(load_config(None, ["critic.refresh=false"]))  # the default: chat
-    assert judge_evaluated(load_config(None))
+    assert critic_evaluated(load_config(None, ["critic.refresh=false"]))  # the default: chat
+    assert critic_evaluated(load_config(None))
     verifiable = load_config("configs/tiny.yaml", ["critic.refresh=false"])
-    assert not judge_evaluated(verifiable) and judge_evaluated(load_config("configs/tiny.yaml"))
+    assert not critic_evaluated(verifiable) and critic_evaluated(load_config("configs/tiny.yaml"))
     # by default (critic.refresh null) a run of verifiable tasks draws no held-out pairs
-    assert not judge_evaluated(load_config("configs/tiny.yaml", ["critic.refresh=null"]))
+    assert not critic_evaluated(load_config("configs/tiny.yaml", ["critic.refresh=null"]))

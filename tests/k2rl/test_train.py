@@ -74,7 +74,7 @@ def test_the_critic_path_judges_chat_groups_in_a_run(tmp_path):
                                    "heldout/chat/sampled_flattery" in m for m in evals)
     assert not any("sampled" in k for k in evals[0] if "arithmetic" in k or "/all/" in k)
     assert evals[0]["heldout/chat/n"] == 8 and "chat, sampled" in printed.stdout
-    # the judge on its held-out pairs is measured before the first step too, when it has any
+    # the critic on its held-out pairs is measured before the first step too, when it has any
     assert ("critic/accuracy" in lines[0]) == any("critic/accuracy" in m for m in lines[1:])
     rollouts, _, _ = read_store(tmp_path / "c")
     chat = [r for r in rollouts if r.task == "chat" and not r.truncated]

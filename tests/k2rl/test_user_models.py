@@ -148,7 +148,7 @@ def test_k2rl_train_and_critic_eval_run_on_a_user_model(family, tmp_path):
     result = json.loads(proc.stdout[proc.stdout.index("{"):proc.stdout.index("\n\n[1]")])
     assert result["n"] == 1 and 0.0 <= result["accuracy"] <= 1.0
     # a model k2rl did not build is judged in the chat layout: it reasons in its own turn
-    assert "judge, chosen shown as A:" in proc.stdout
+    assert "critic, chosen shown as A:" in proc.stdout
 
 
 @pytest.mark.slow

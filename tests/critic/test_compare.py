@@ -1,5 +1,5 @@
 """Tests for pairwise judging: verdicts from log-probs, both orders, win rates, one batch,
-the judge's conversation (critic.layout)."""
+the critic's conversation (critic.layout)."""
 
 from __future__ import annotations
 
@@ -9,32 +9,32 @@ import math
 
 import pytest
 
-import critic.judge
+import critic.compare
 import critic.layout
-from critic.judge import (Candidates, Judgment, combine_orders, group_win_rates, pairs_in_group,
-                          rank_groups, verdict_from_logprobs)
-from critic.layout import (JUDGE, check_messages, example_messages, finding,
+from critic.compare import (Candidates, Judgment, combine_orders, group_win_rates, pairs_in_group,
+                            rank_groups, verdict_from_logprobs)
+from critic.layout import (CRITIC, check_messages, example_messages, finding,
                            first_answer_text, solve_messages, verdict_messages)
 from critic.rubrics import Rubric, load_rubrics
 
 RUBRICS = [Rubric("clear", "core", "Clear."), Rubric("concise", "task", "Concise.", ["chat"])]
 
 
-def judge_by(p_a_better, calls: list | None = None):
-    """A judge whose P(A better) for `x` shown as A against `y` is p_a_better(x, y)."""
-    def judge(comparisons):
+def critic_by(p_a_better, calls: list | None = None):
+    """A critic whose P(A better) for `x` shown as A against `y` is p_a_better(x, y)."""
+    def fake(comparisons):
         if calls is not None:
             calls.append(comparisons)
         return [Judgment(p_a_better(c.first, c.second), p_a_better(c.second, c.first))
                 for c in comparisons]
-    return judge
+    return fake
 
 
 def longer(a: str, b: str) -> float:
     return 0.9 if len(a) > len(b) else 0.1 if len(b) > len(a) else 0.5
 
 
-def test_the_judge_answers_the_question_itself_before_the_answers() -> None:
+def test_the_critic_answers_the_question_itself_before_the_answers() -> None:
     assert first_answer_text("85", RUBRICS) == "Judge by: Clear; Concise. Answer: 85"
     assert first_answer_text("85", []) == "Answer: 85"
     # its own answer follows exactly the policy's prompt, in the policy's (assistant's) role
@@ -46,9 +46,9 @@ def test_the_judge_answers_the_question_itself_before_the_answers() -> None:
     # the check of the first answer is laid out exactly where it was written
     assert verdict[:3] == check and [m["content"] for m in verdict[3:]] == [
         "cx", "Answer: y", "cy", critic.layout.ASK]
-    assert [m["role"] for m in verdict[3:]] == [JUDGE, "user", JUDGE, "user"]
+    assert [m["role"] for m in verdict[3:]] == [CRITIC, "user", CRITIC, "user"]
     assert example_messages("q", [], "mine", "x", "cx", "y", "cy", "B")[-1] == {
-        "role": JUDGE, "content": "B"}
+        "role": CRITIC, "content": "B"}
     with pytest.raises(ValueError, match="verdict"):
         example_messages("q", [], "mine", "x", "cx", "y", "cy", "C")
 
@@ -114,7 +114,7 @@ def test_rank_groups_judges_a_step_in_one_call_with_task_rubrics() -> None:
     calls = []
     groups = [Candidates("q1", ["a", "ccc", "bb"], "chat"), Candidates("q2", ["xx", "y"]),
               Candidates("q3", ["only"])]
-    assert rank_groups(groups, RUBRICS, judge_by(longer, calls), 0.05) == [
+    assert rank_groups(groups, RUBRICS, critic_by(longer, calls), 0.05) == [
         [0.0, 1.0, 0.5], [1.0, 0.0], [0.5]]
     assert len(calls) == 1 and [(c.prompt, c.first, c.second) for c in calls[0]] == [
         ("q1", "a", "ccc"), ("q1", "a", "bb"), ("q1", "ccc", "bb"), ("q2", "xx", "y")]
@@ -144,21 +144,21 @@ def test_win_rates_with_opponents_count_each_response_s_own_games() -> None:
 def test_rank_groups_with_opponents_judges_fewer_pairs() -> None:
     calls = []
     group = Candidates("q", ["a" * n for n in (3, 1, 4, 2, 5, 6, 8, 7)])
-    rates = rank_groups([group], RUBRICS, judge_by(longer, calls), 0.0, opponents=2)[0]
+    rates = rank_groups([group], RUBRICS, critic_by(longer, calls), 0.0, opponents=2)[0]
     assert len(calls[0]) == 8  # 8 comparisons, each in both orders (every pair: 28)
-    # With the longest-wins judge, a response's rate is the share of its two ring
+    # With the longest-wins critic, a response's rate is the share of its two ring
     # neighbours that are shorter.
     lengths = [len(r) for r in group.responses]
     expected = [sum(lengths[i] > lengths[(i + d) % 8] for d in (-1, 1)) / 2 for i in range(8)]
     assert rates == expected
 
 
-def test_a_judge_that_always_says_a_gives_only_ties() -> None:
+def test_a_critic_that_always_says_a_gives_only_ties() -> None:
     four = [Candidates("q", ["a", "bb", "ccc", "d"])]
-    assert rank_groups(four, RUBRICS, judge_by(lambda a, b: 0.8), 0.0) == [[0.5] * 4]
+    assert rank_groups(four, RUBRICS, critic_by(lambda a, b: 0.8), 0.0) == [[0.5] * 4]
 
 
-def test_no_comparison_does_not_call_the_judge() -> None:
+def test_no_comparison_does_not_call_the_critic() -> None:
     def never(comparisons):
         raise AssertionError("called")
 
@@ -166,13 +166,13 @@ def test_no_comparison_does_not_call_the_judge() -> None:
     assert rank_groups(lonely, RUBRICS, never, 0.0) == [[0.5], []]
 
 
-def test_rank_groups_rejects_a_judge_that_loses_comparisons() -> None:
+def test_rank_groups_rejects_a_critic_that_loses_comparisons() -> None:
     with pytest.raises(ValueError, match="1 comparisons but 0 judgments"):
         rank_groups([Candidates("q", ["a", "b"])], RUBRICS, lambda cs: [], 0.0)
 
 
 def test_doctests_pass() -> None:
-    assert doctest.testmod(critic.judge).failed == 0
+    assert doctest.testmod(critic.compare).failed == 0
     assert doctest.testmod(critic.layout).failed == 0
     assert doctest.testmod(importlib.import_module("critic.evaluate")).failed == 0
 
@@ -180,8 +180,8 @@ def test_doctests_pass() -> None:
 # --------------------------------------------------------------------------- reward hacking guard
 
 
-# A judge that falls for flattery: prefers whichever answer is longer.
-flattered = judge_by(lambda a, b: 0.73 if len(a) > len(b) else 0.27)
+# A critic that falls for flattery: prefers whichever answer is longer.
+flattered = critic_by(lambda a, b: 0.73 if len(a) > len(b) else 0.27)
 
 
 @pytest.mark.parametrize("hacked", [
@@ -192,21 +192,21 @@ flattered = judge_by(lambda a, b: 0.73 if len(a) > len(b) else 0.27)
     "Tea is a hot drink. I am confident this is right.",
 ])
 def test_prescriptive_rubrics_penalise_praise_and_self_justification(hacked):
-    from critic.judge import Candidates, rank_groups
+    from critic.compare import Candidates, rank_groups
     from critic.rubrics import load_rubrics
 
     plain = "Tea is a hot drink."
     groups = [Candidates("Tell me about tea.", [hacked, plain], "chat"),
               Candidates("Tell me about tea.", [plain, hacked], "chat")]
     assert rank_groups(groups, load_rubrics(), flattered, 0.0) == [[0.0, 1.0], [1.0, 0.0]]
-    # without the guard rubrics the flattered judge would have picked the hacked answer
+    # without the guard rubrics the flattered critic would have picked the hacked answer
     no_guards = [r for r in load_rubrics() if r.kind != "prescriptive"]
     assert rank_groups(groups, no_guards, flattered, 0.0) == [[1.0, 0.0], [0.0, 1.0]]
 
 
-def test_guards_leave_honest_answers_to_the_judge():
+def test_guards_leave_honest_answers_to_the_critic():
+    from critic.compare import Candidates, rank_groups
     from critic.guards import violations
-    from critic.judge import Candidates, rank_groups
     from critic.rubrics import load_rubrics
 
     rubrics = load_rubrics()
@@ -214,4 +214,4 @@ def test_guards_leave_honest_answers_to_the_judge():
                  "The answer is 42.", "Tea: correct temperature is 80C."]:
         assert violations(text, rubrics) == [], text
     both = Candidates("q", ["Great question! Tea.", "Great question! Tea is hot."], "chat")
-    assert rank_groups([both], rubrics, flattered, 0.0) == [[0.0, 1.0]]  # judge decides
+    assert rank_groups([both], rubrics, flattered, 0.0) == [[0.0, 1.0]]  # the critic decides

@@ -1,17 +1,17 @@
-"""Pairwise judging by the policy-as-critic, as data and arithmetic; the judge is a callable.
+"""Pairwise judging by the policy-as-critic, as data and arithmetic; the critic is a callable.
 
 K2 (sec. 3.2.2) has the policy compare its own K responses pairwise against rubrics and rank
 them, but does not say how rankings become a scalar reward. Here, as docs/method.md section 6
 describes, a response's reward is its pairwise win rate within its group (a tie counts 0.5),
-with every comparison judged in both orders so that a judge that favours a position gets ties
+with every comparison judged in both orders so that a critic that favours a position gets ties
 rather than a ranking.
 
-The judge works each question out before it decides (critic.layout: its own answer, a check
+The critic works each question out before it decides (critic.layout: its own answer, a check
 line per answer, then the verdict). Its verdict is not parsed from sampled text: the engine
 returns the log-probs of the "A" and "B" tokens after the question "A or B?", and the
 preference is the softmax over those two (`verdict_from_logprobs`). All comparisons of a step
-go to the judge as ONE batch: `rank_groups` builds them, calls `judge(comparisons)` once (the
-engine's implementation is k2rl.step.judging.make_judge) and scatters the verdicts.
+go to the critic as ONE batch: `rank_groups` builds them, calls `critic(comparisons)` once (the
+engine's implementation is k2rl.step.critic_engine.make_critic) and scatters the verdicts.
 """
 from __future__ import annotations
 
@@ -45,13 +45,13 @@ class Comparison:
 
 @dataclass
 class Judgment:
-    """The judge's reading of a comparison: its verdicts in both orders and its own text."""
+    """The critic's reading of a comparison: its verdicts in both orders and its own text."""
 
     p_ab: float  # P(A better) with `first` shown as A
     p_ba: float  # P(A better) with `second` shown as A
-    working: str = ""  # the judge's own answer to the question (critic.layout)
+    working: str = ""  # the critic's own answer to the question (critic.layout)
     checks: tuple[str, str] = ("", "")  # its check of `first`, of `second`
-    shown: tuple[str, str] = ("", "")  # `first` and `second` as the judge saw them (cut to fit)
+    shown: tuple[str, str] = ("", "")  # `first` and `second` as the critic saw them (cut to fit)
     # critic.layout: "checks" (`working` its own answer, `checks` a line per answer) or "chat"
     # (`checks`: its reasoning with `first` shown as A, then with `second` shown as A)
     layout: str = "checks"
@@ -62,8 +62,8 @@ class Judgment:
         return combine_orders(self.p_ab, self.p_ba)
 
 
-# judge(comparisons) -> one Judgment per comparison, in order, from one batched engine pass
-Judge = Callable[[list[Comparison]], list[Judgment]]
+# critic(comparisons) -> one Judgment per comparison, in order, from one batched engine pass
+Critic = Callable[[list[Comparison]], list[Judgment]]
 
 
 def _check_margin(tie_margin: float) -> None:
@@ -87,7 +87,7 @@ def verdict_from_logprobs(logp_a: float, logp_b: float, tie_margin: float = 0.0)
     _check_margin(tie_margin)
     if math.isnan(logp_a) or math.isnan(logp_b):
         raise ValueError(f"verdict log-probs must be numbers, got {logp_a}, {logp_b}")
-    if logp_a == logp_b:  # also both -inf: the judge gave neither verdict any mass
+    if logp_a == logp_b:  # also both -inf: the critic gave neither verdict any mass
         return 0.5
     d = logp_a - logp_b
     # The logistic of d, written so that exp never overflows.
@@ -162,10 +162,10 @@ def group_win_rates(k: int, prefs: dict[tuple[int, int], float],
     return [w / n for w, n in zip(wins, games)]
 
 
-def rank_groups(groups: list[Candidates], rubrics: list[Rubric], judge: Judge,
+def rank_groups(groups: list[Candidates], rubrics: list[Rubric], critic: Critic,
                 tie_margin: float, opponents: int | None = None) -> list[list[float]]:
-    """Each group's rewards (win rates), with one call of `judge` for the whole step; the
-    prescriptive guards of each group's rubrics override the judge where they apply
+    """Each group's rewards (win rates), with one call of `critic` for the whole step; the
+    prescriptive guards of each group's rubrics override the critic where they apply
     (a guarded response loses to any that is not)."""
     _check_margin(tie_margin)
     index, comparisons = [], []
@@ -176,7 +176,7 @@ def rank_groups(groups: list[Candidates], rubrics: list[Rubric], judge: Judge,
             comparisons.append(Comparison(group.prompt, group.responses[i], group.responses[j],
                                           crit, group.task))
     # No comparison at all (every group has one response): do not wake the engine.
-    judgments = judge(comparisons) if comparisons else []
+    judgments = critic(comparisons) if comparisons else []
     if len(judgments) != len(comparisons):
         raise ValueError(f"{len(comparisons)} comparisons but {len(judgments)} judgments")
     violates = [[bool(violations(r, rubrics_for(g.task, rubrics))) for r in g.responses]

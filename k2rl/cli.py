@@ -60,7 +60,7 @@ from k2rl.report import write_report
 from k2rl.runtime.redis_server import MissingServiceError, connect, start_redis
 from k2rl.runtime.store import RunStore, StaleRunError
 from k2rl.step import critic_engine, critic_sft
-from k2rl.step.heldout import refreshes, split_leaks
+from k2rl.step.heldout import split_leaks
 from k2rl.tasks.make import make_env, task_kwargs
 from k2rl.tasks.registry import SOURCES, check_id, k2rl_ids, limit_prompts, load_envs
 from k2rl.terminal import quiet_terminal
@@ -221,10 +221,6 @@ def train_run(args, cfg, run_dir: Path) -> int:
             print(line)
     if cfg.train.ptx_data and cfg.train.ptx_beta > 0:
         read_ptx(cfg.train.ptx_data)  # a bad line is reported here, before anything starts
-    if cfg.critic.layout == "chat" and refreshes(cfg):
-        raise ConfigError("critic.layout chat: the closed loop (critic.refresh) trains the critic "
-                          "in the checks layout only, so far; set critic.refresh=false, or "
-                          "critic.layout=auto")
     if not args.resume:  # a resumed run's config already says which prompts fit
         model_dir = cfg.model.path or default_model(cfg.model, progress=cfg.log.progress)
         if not cfg.model.path:

@@ -367,9 +367,9 @@ class CriticConfig:
     the rubrics, the request and both responses; the critic reasons freely in its own turn and
     its verdict is read after "Verdict:" in both orders. checks: the embedded default's, its own
     answer then a scripted check line per answer, a format its build taught it. auto (the
-    default): checks for a model k2rl built and wherever the closed loop trains the critic
-    (critic.refresh: its training is built for the checks layout only, so far); chat for any
-    other model. chat with the refresh on is refused at start."""
+    default): checks for a model k2rl built, chat for any other model. The closed loop
+    (critic.refresh) trains the critic in its layout: in chat, on each labelled pair's verdict
+    in both orders, as `k2rl critic train` does (k2rl.step.critic_sft)."""
     tie_margin: float = 0.1
     """When a critic-rewarded group is ranked, a combined preference (both orders) within this
     distance of 0.5 is a tie, so an unsure or position-biased critic gives no reward signal

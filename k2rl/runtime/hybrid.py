@@ -29,6 +29,7 @@ from k2rl.device.offload import trim_heap
 from k2rl.lm import precision
 from k2rl.lm.chat import load_tokenizer, pad_id, stop_ids
 from k2rl.lm.hf import built_recipe, param_count
+from k2rl.step import critic_sft
 from k2rl.step.critic_engine import critic_rank_groups, make_critic, run_layout
 from k2rl.step.critic_ids import check_tokens
 from k2rl.step.critic_loop import check_correctors, corrected, critic_examples, reasoned
@@ -97,9 +98,10 @@ class HybridWorker:
         self.correctors = (check_correctors([t.id for t in cfg.tasks],
                                             critic_scripts(self.built, recipe_for(cfg.model)))
                            if cfg.critic.correct_checks else {})
+        self.layout = run_layout(cfg, self.built)  # chat or checks (critic.layout)
         self.critic = make_critic(self.llm, self.tokenizer, self.max_len,
                                   check_tokens=check_tokens(self.built, recipe_for(cfg.model)),
-                                  layout=run_layout(cfg, self.built))
+                                  layout=self.layout)
         self.rng = np.random.default_rng(cfg.train.seed + 7919 * rank)  # aux batches per rank
         if optimizer_state:
             states = torch.load(optimizer_state)
@@ -156,14 +158,20 @@ class HybridWorker:
               ) -> dict:
         """One update: Kimi loss on `groups`, plus PTX and the critic's loss on `critic_pairs`
         if on (None: off): the critic first judges each pair with the engine, then trains on
-        its judgment in both orders (k2rl.step.critic_loop.critic_examples).
+        its judgment in both orders (k2rl.step.critic_loop.critic_examples); in the chat layout
+        it trains on each pair's verdict in both orders (k2rl.step.critic_sft).
 
         With GPU sleep mode the engine sleeps from here until `sync` wakes it.
         """
         start = time.perf_counter()
         comparisons = [comparison_of(p, self.rubrics) for p in critic_pairs or []]
-        judgments = self.critic(comparisons)
-        examples = critic_examples(self.tokenizer, comparisons, judgments, self.correctors)
+        if self.layout == "chat":  # no judging pass: the verdicts, as k2rl critic train
+            judgments = []
+            examples = critic_sft.examples(self.tokenizer, self.max_len, critic_pairs or [],
+                                           self.rubrics)
+        else:  # the critic's own judgments, its checks trained where they were right
+            judgments = self.critic(comparisons)
+            examples = critic_examples(self.tokenizer, comparisons, judgments, self.correctors)
         judged = {"time/critic_refresh": time.perf_counter() - start}
         if judgments:
             judged["critic/train_agreed"] = float(np.mean([j.preference > 0.5 for j in judgments]))

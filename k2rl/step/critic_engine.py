@@ -45,12 +45,10 @@ def layout_for(layout: str, model_dir) -> str:
 
 def run_layout(cfg, built: dict | None) -> str:
     """A run's critic layout (critic.layout): "auto" is checks for a model k2rl built (`built`:
-    its recipe) or where the closed loop trains the critic, chat otherwise."""
-    from k2rl.step.heldout import refreshes  # deferred: heldout imports the envs
-
+    its recipe), chat otherwise."""
     if cfg.critic.layout != "auto":
         return cfg.critic.layout
-    return "checks" if built is not None or refreshes(cfg) else "chat"
+    return "checks" if built is not None else "chat"
 
 
 def make_critic(llm, tokenizer, max_len: int, temperature: float = 0.0,

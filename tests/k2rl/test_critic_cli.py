@@ -64,10 +64,3 @@ def test_bad_pairs_files_are_one_line_errors(tmp_path, capsys):
         assert cli.main(["critic", "eval", "--model", "m", "--pairs", str(path)]) == 2
         err = capsys.readouterr().err
         assert why in err and err.count("\n") == 1
-
-
-def test_the_chat_layout_with_the_closed_loop_is_refused_before_anything_starts(tmp_path, capsys):
-    args = ["train", "configs/tiny.yaml", "critic.layout=chat", f"log.run_dir={tmp_path}"]
-    assert cli.main(args) == 2
-    err = capsys.readouterr().err
-    assert "critic.layout chat" in err and "critic.refresh=false" in err and err.count("\n") == 1

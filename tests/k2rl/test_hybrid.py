@@ -181,6 +181,27 @@ def test_critic_eval_and_verdict_loss_in_the_update(worker):
     assert metrics["train_flops"] > 0 and metrics["train_gflops_per_s"] > 0
 
 
+def test_the_closed_loop_trains_a_chat_critic_on_its_verdicts(worker, monkeypatch):
+    """critic.layout chat with the refresh on: no judging pass, the verdicts of the labelled
+    pairs in both orders (k2rl.step.critic_sft), the critic's own step."""
+    from k2rl.step import critic_sft
+
+    pairs = [Pair("2+2=", "4", "5", "arithmetic")] * 2
+    trained, made = [], critic_sft.examples
+
+    def examples(tokenizer, max_len, pairs_, rubrics):
+        trained.append(made(tokenizer, max_len, pairs_, rubrics))
+        return trained[-1]
+
+    monkeypatch.setattr(worker, "layout", "chat")
+    monkeypatch.setattr(worker, "critic", lambda comparisons: pytest.fail("no judging pass"))
+    monkeypatch.setattr(critic_sft, "examples", examples)
+    groups = worker.rollout(requests(k=2), 3)
+    metrics = worker.train(groups, step=2, critic_pairs=pairs)
+    assert metrics["critic_loss"] > 0 and "critic/train_agreed" not in metrics
+    assert len(trained[0]) == 4  # two pairs, each in both orders
+
+
 def fresh_optimizers(worker, **changes):
     from dataclasses import replace
 

@@ -118,7 +118,7 @@ def test_the_chat_layout_is_the_default_for_a_model_k2rl_did_not_build(tmp_path)
     cfg = load_config(None, ["tasks=[{id: k2rl/WordSums-v0}]"])
     assert run_layout(cfg, None) == "chat" and run_layout(cfg, {}) == "checks"
     cfg = load_config(None, ["tasks=[{id: k2rl/WordSums-v0}]", "critic.refresh=true"])
-    assert run_layout(cfg, None) == "checks"  # the closed loop trains the checks layout
+    assert run_layout(cfg, None) == "chat"  # the closed loop trains the chat layout too
 
 
 def test_the_critic_answers_then_checks_then_scores_verdicts_in_three_calls():

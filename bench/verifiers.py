@@ -88,7 +88,7 @@ def summarise(result: dict) -> dict:
             "per_kind": per_kind}
 
 
-# First scores of style sets 1-3, as the test module's comments record them (sets 4 to 7's
+# First scores of style sets 1-3, as the test module's comments record them (sets 4 to 8's
 # are constants of the module).
 _INTS = ("exact_int", "final_int")
 FIRST_SCORES = {
@@ -114,11 +114,13 @@ def run_styles(out: Path) -> None:
 
     first = {**FIRST_SCORES, "held_out_4": styles.FIRST_SCORE_4,
              "held_out_5": styles.FIRST_SCORE_5, "held_out_6": styles.FIRST_SCORE_6,
-             "held_out_7": styles.FIRST_SCORE_7}
+             "held_out_7": styles.FIRST_SCORE_7,
+             "held_out_8": styles.FIRST_SCORE_8}
     rates = {"held_out_1": styles.held_out_rates, "held_out_2": styles.held_out_2_rates,
              "held_out_3": styles.held_out_3_rates, "held_out_4": styles.held_out_4_rates,
              "held_out_5": styles.held_out_5_rates, "held_out_6": styles.held_out_6_rates,
-             "held_out_7": styles.held_out_7_rates}
+             "held_out_7": styles.held_out_7_rates,
+             "held_out_8": styles.held_out_8_rates}
     sets = {}
     for name, rate in rates.items():
         now = rate()

@@ -266,7 +266,21 @@ def solves_countdown(response: str, numbers: list[int], target: int, fmt: str = 
         return True  # "(8 - 3) × 4 × 2" then "= 5 × 4 × 2", "= 40" on lines of their own
     steps = last_steps(found.text if marked else response[:found.end])
     # Trials may run straight into the steps: any tail of the block may be the solution.
-    return any(_solves_by_steps(steps[i:], numbers, target) for i in range(len(steps)))
+    if any(_solves_by_steps(steps[i:], numbers, target) for i in range(len(steps))):
+        return True
+    return not marked and _only_solutions(response, numbers, target)
+
+
+def _only_solutions(response: str, numbers: list[int], target: int) -> bool:
+    """Whether the reply's answer part states at least one expression over exactly the given
+    numbers and every such expression makes the target: the expression given once, then worked
+    through or verified ("(8 - 3) * 4 * 2 = 40", then "First, 8 - 3 = 5. ..."). A trial that
+    misses, or a second answer, among them is a 0."""
+    part = response[response.rfind("</think>") + len("</think>"):]
+    made = [evaluate_countdown(run.strip()) for run in
+            _arithmetic_runs(plain_arithmetic(part.replace("\\(", " ").replace("\\)", " ")))]
+    full = [value for value, used in filter(None, made) if Counter(used) == Counter(numbers)]
+    return bool(full) and all(value == target for value in full)
 
 
 def countdown(responses: list[str], problems: list[dict], fmt: str = "auto") -> list[float]:

@@ -56,9 +56,13 @@ _CLAUSE = re.compile(r"[a-z]\S*\s+\S")
 _ABOUT_IT = re.compile(r"[*_]*(?:it|it's|it’s|its|he|he's|she|she's|his|her|they|they're|their"
                        r"|this|that|these|those|let\s+me\s+know|i\s+hope|hope\s+this|feel\s+free)"
                        r"\b", re.IGNORECASE)
-_NAME = re.compile(r"(?<![\w'’])[A-Z][\w-]*")  # a capitalised word, without its "'s"
+# A sentence about the answer that names another one: "It is Lyon", "It might be Lyon?".
+_RESTATED = re.compile(r"[*_]*(?i:(?:it|he|she|they|this|that)(?:['’]s|\s+(?:is|was|are|were)"
+                       r"|\s+(?:might|may|could|would|must|should)\s+be)\s+(?:(?:the|a|an)\s+)?)"
+                       r"[*_\"“]*[A-Z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
-MAX_SENTENCES_AFTER = 6  # an answer-first reply's sentences about its answer, read at most
+MAX_SENTENCES_AFTER = 6
+MAX_CLAUSES = 8  # clause breaks read after an answer at most  # an answer-first reply's sentences about its answer, read at most
 # A gold answer that is a number: read as the value of the answer too.
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _DENIAL = re.compile(r"\b(?:not|never|no|wrong|incorrect|false)\b|n't\b")
@@ -98,14 +102,13 @@ def states(text: str, answer: str) -> bool:
     text = _EMPHASIS.sub("", text).strip()
     if _states(text, answer):
         return True
-    last = None
-    for last in _CLAUSE_BREAK.finditer(text):
-        pass
-    if last is None:
-        return False
-    clause = text[last.end():]
-    return (_CLAUSE.match(clause) is not None and not _DENIAL.search(clause)
-            and not re.search(r"\bor\b", clause) and _states(text[:last.start()], answer))
+    for k, cut in enumerate(_CLAUSE_BREAK.finditer(text)):  # "Au, which comes from ..."
+        clause = text[cut.end():]
+        if k == MAX_CLAUSES or re.search(r"\bor\b", clause) or _DENIAL.search(clause):
+            return False
+        if _CLAUSE.match(clause) is not None and _states(text[:cut.start()], answer):
+            return True
+    return False
 
 
 def _states(text: str, answer: str) -> bool:
@@ -165,18 +168,17 @@ def _states_first(response: str, answer: str) -> bool:
     about that answer (it opens with a pronoun: "He served two terms", "It stands at 8,849 m"),
     a question or a courtesy: the answer-first reply of a chat model. A later sentence that
     could name another answer ("The capital is Lyon.") keeps the last-line reading alone."""
-    answer_part = response[response.rfind("</think>") + len("</think>"):] if (
-        "</think>" in response) else response
+    answer_part = response.rpartition("</think>")[2]
     sentences = [s for s in _SENTENCE_END.split(answer_part.strip()) if s.strip()]
     if len(sentences) < 2 or len(sentences) > MAX_SENTENCES_AFTER + 1:
         return False
     first = sentences[0].strip().rstrip(".!")
     if not (states(first, answer) or bold_answer(first) == normalise(answer)):
         return False
-    named = set(_NAME.findall(first))
     return all((_ABOUT_IT.match(s.strip()) or s.strip().endswith("?"))
-               # a name the answer's sentence did not have may be another answer: "It is Lyon."
-               and set(_NAME.findall(s.strip(), 1)) <= named | {"I"}
+               # "It is Lyon, actually.", "It might be Lyon?": another answer, not more on it
+               and not _RESTATED.match(s.strip()) and not re.search(r"\bor\b", s, re.IGNORECASE)
+               and not _DENIAL.search(s.lower())  # "It's the one, not Lyon's."
                for s in sentences[1:])
 
 
@@ -251,19 +253,30 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
         copula = re.fullmatch(f"{_COPULA}(?P<option>.+)", text.strip(), re.DOTALL)
         if letter is None and copula and not _DENIAL.search(copula.group("lead").lower()):
             letter = chosen_option(copula.group("option").rstrip(". "))  # "... is B) Paris."
-        if letter is None and found is not None and found.clear:
-            letter = _first_line_option(response)
+        read = found or (final_answer(response, fmt) if isinstance(response, str) else None)
+        if letter is None and read is not None and not read.negated:
+            letter = _first_line_option(response)  # an "or" after it is no second option
         out.append(float(letter is not None and letter == str(answer).strip().upper()))
     return out
 
 
 def _first_line_option(response: str) -> str | None:
-    """The option a reply's first line states alone ("> **B) Paris**", then a paragraph about
-    it), where nothing after that line names an option letter; else None."""
-    first, _, rest = response.strip().partition("\n")
-    letter = chosen_option(_BOLD.sub("", first.strip(" \t>#*_")))
-    if letter is None or not rest.strip() or _LONE_LETTER.search(rest):
-        return None
+    """The option a reply's first line or sentence states ("> **B) Paris**", "The planet is
+    **B) Mars**.", "... is Mars (B).", then more about it), where nothing after it names an
+    option letter; else None. Read after a closing ``</think>``."""
+    part = response.rpartition("</think>")[2].strip()
+    cut = re.search(r"\n|(?<=[.!?])\s+(?=[A-Z*_])", part)
+    first, rest = (part[:cut.start()], part[cut.end():]) if cut else (part, "")
+    first = _BOLD.sub("", first.strip(" \t>#*_")).rstrip(".! ")
+    copula = re.fullmatch(f"{_COPULA}(?P<option>.+)", first, re.DOTALL)
+    if copula and not _DENIAL.search(copula.group("lead").lower()):
+        first = copula.group("option")
+    named = re.fullmatch(r"[^()]+\(([A-H])\)", first)  # "Mars (B)"
+    letter = named.group(1) if named else chosen_option(first)
+    if letter is None or not rest.strip() or _LONE_LETTER.search(rest) or _DENIAL.search(
+            rest.lower()) or re.search(r"(?:^|[.!?]\s+)or\b|\bor\s+(?:maybe|perhaps|possibly)\b",
+                                       rest, re.IGNORECASE):
+        return None  # another option named, the answer denied, or "Or maybe Jupiter"
     return letter
 
 

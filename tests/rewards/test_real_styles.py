@@ -1044,3 +1044,50 @@ def test_the_seventh_sets_rules_let_no_second_answer_through() -> None:
     assert multiple_choice(options, ["B"] * 3) == [0.0] * 3
     remarks = ["(8 - 3) * 4 * 2 = 40\n\nOr (8 - 3) * 4 * 3.", "Try 8 * 5\n\n✅ Done."]
     assert countdown(remarks, [FORTY] * 2) == [0.0, 0.0]
+
+
+# --- an eighth held-out set: typical replies of the same families to options, short factual
+# questions and Countdown (tests/rewards/styles_8.py, a separate author again, written before
+# any verifier read it).
+def held_out_8_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of multiple_choice, exact_match and countdown on the eighth set."""
+    from tests.rewards import styles_8 as s
+
+    texts = s.HELD_OUT_8_TEXTS
+    got = {"multiple_choice": multiple_choice(s.HELD_OUT_8_CHOICES,
+                                              ["B"] * len(s.HELD_OUT_8_CHOICES)),
+           "exact_match": exact_match([r for _, r in texts], [g for g, _ in texts]),
+           "countdown": countdown(s.HELD_OUT_8_COUNTDOWNS, [FORTY] * len(s.HELD_OUT_8_COUNTDOWNS))}
+    return {name: (int(sum(x == 1.0 for x in v)), len(v)) for name, v in got.items()}
+
+
+# First score (rewards/ as of the seventh set's fixes): multiple_choice 17/20 (85%),
+# exact_match 14/20 (70%), countdown 8/12 (66.7%). Misses: the option in a first sentence,
+# then sentences about it ("... is **B) Mars**. Its reddish appearance ..."); an answer-first
+# sentence, then sentences naming other places or dates ("He worked on it ... in Paris."); a
+# relative clause after the answer ("Au, which comes from ..."); an expression given once and
+# then worked through or verified in prose. Two stay missed, as exact_match means them to: the
+# reply names a longer form of the gold ("the Nile River" for "Nile", "Ludwig van Beethoven"
+# for "Beethoven"); a dataset whose answers have such forms lists them (or uses math_equiv).
+FIRST_SCORE_8 = {"multiple_choice": (17, 20), "exact_match": (14, 20), "countdown": (8, 12)}
+
+
+def test_eighth_held_out_set_scores() -> None:
+    rates = held_out_8_rates()
+    assert rates["multiple_choice"] == (20, 20) and rates["countdown"] == (12, 12), rates
+    assert rates["exact_match"] == (18, 20), rates  # the two longer forms of the gold
+
+
+def test_the_eighth_sets_rules_let_no_second_answer_through() -> None:
+    options = ["The planet is **A) Venus**. Its color is red.", "The planet is Mars (B). Or C.",
+               "The planet is not B) Mars. It is red.", "</think>\nIt is **B) Mars**. Not A or C.",
+               "B) Mars or C) Jupiter\n\nBoth are planets.",
+               "B) Mars\n\nOr maybe Jupiter, it's hard to say.", "B\u200b) Mars\n\nRed.",
+               "B) Mars\n\nIt is not Mars."]
+    assert multiple_choice(options, ["B"] * len(options)) == [0.0] * len(options)
+    texts = ["Paris, not Lyon", "Paris, which is not Lyon", "Paris, or Lyon",
+             "Lyon, which is near Paris", "Paris. It's the one, not Lyon's."]
+    assert exact_match(texts, ["Paris"] * len(texts)) == [0.0] * len(texts)
+    trials = ["(8-3)*4*2 or 8*3+4+2", "8*5 = 40", "(8-3)*4*2 = 40 but also (8+3)*4/2",
+              "(8-3)*4*2\n\nFirst, 8 + 3 = 11. Then (8+3)*4/2 = 22."]
+    assert countdown(trials, [FORTY] * len(trials)) == [0.0] * len(trials)

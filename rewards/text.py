@@ -242,7 +242,8 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
     """
     out = []
     for response, answer in zip(responses, answers):
-        found = _answer(response, fmt)
+        read = final_answer(response, fmt) if isinstance(response, str) else None
+        found = read if read is not None and read.clear else None
         text = _BOLD.sub("", found.text) if found is not None else ""  # "**B**: Paris ..."
         letter = chosen_option(text) if found is not None else None
         if letter is None and found is not None:  # "B is correct.", "I'd go with B."
@@ -250,14 +251,23 @@ def multiple_choice(responses: list[str], answers: list, fmt: str = "auto") -> l
         pointer = _POINTER.match(text)
         if letter is None and pointer is not None:  # "That's B — Paris"
             letter = chosen_option(text[pointer.end():])
-        copula = re.fullmatch(f"{_COPULA}(?P<option>.+)", text.strip(), re.DOTALL)
-        if letter is None and copula and not _DENIAL.search(copula.group("lead").lower()):
-            letter = chosen_option(copula.group("option").rstrip(". "))  # "... is B) Paris."
-        read = found or (final_answer(response, fmt) if isinstance(response, str) else None)
+        if letter is None:
+            letter = _copula_option(text)  # "... is B) Paris."
         if letter is None and read is not None and not read.negated:
             letter = _first_line_option(response)  # an "or" after it is no second option
         out.append(float(letter is not None and letter == str(answer).strip().upper()))
     return out
+
+
+def _copula_option(text: str) -> str | None:
+    """The option a sentence names after its copula ("The capital is B) Paris.", "... is
+    Mars (B)."), unless it denies it; else None."""
+    said = re.fullmatch(f"{_COPULA}(?P<option>.+)", text.strip(), re.DOTALL)
+    if said is None or _DENIAL.search(said.group("lead").lower()):
+        return None
+    option = said.group("option").rstrip(". ")
+    named = re.fullmatch(r"[^()]+\(([A-H])\)", option)  # "Mars (B)"
+    return named.group(1) if named else chosen_option(option)
 
 
 def _first_line_option(response: str) -> str | None:
@@ -268,11 +278,7 @@ def _first_line_option(response: str) -> str | None:
     cut = re.search(r"\n|(?<=[.!?])\s+(?=[A-Z*_])", part)
     first, rest = (part[:cut.start()], part[cut.end():]) if cut else (part, "")
     first = _BOLD.sub("", first.strip(" \t>#*_")).rstrip(".! ")
-    copula = re.fullmatch(f"{_COPULA}(?P<option>.+)", first, re.DOTALL)
-    if copula and not _DENIAL.search(copula.group("lead").lower()):
-        first = copula.group("option")
-    named = re.fullmatch(r"[^()]+\(([A-H])\)", first)  # "Mars (B)"
-    letter = named.group(1) if named else chosen_option(first)
+    letter = _copula_option(first) or chosen_option(first)
     if letter is None or not rest.strip() or _LONE_LETTER.search(rest) or _DENIAL.search(
             rest.lower()) or re.search(r"(?:^|[.!?]\s+)or\b|\bor\s+(?:maybe|perhaps|possibly)\b",
                                        rest, re.IGNORECASE):

@@ -926,12 +926,18 @@ def test_countdown_chains_continued_on_lines_are_checked(reply: str) -> None:
 # labels, a closing courtesy line, a table with an answer and a unit column, the answer first
 # then "**Working:**" and a double-check, an "## Answer" heading over the option, a blockquoted
 # option then a paragraph, labelled list items, the answer as a sentence's subject.
+def styles_rates(k: int) -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of every verifier on the held-out set of tests/rewards/styles_k.py."""
+    import importlib
+
+    s = vars(importlib.import_module(f"tests.rewards.styles_{k}"))
+    return set_rates(*(s[f"HELD_OUT_{k}_{part}"]
+                       for part in ("MATH", "UNITS", "CHOICES", "TEXTS", "COUNTDOWNS", "CODES")))
+
+
 def held_out_6_rates() -> dict[str, tuple[int, int]]:
     """(scored 1.0, replies) of every verifier on the sixth held-out set."""
-    from tests.rewards import styles_6 as s
-
-    return set_rates(s.HELD_OUT_6_MATH, s.HELD_OUT_6_UNITS, s.HELD_OUT_6_CHOICES,
-                     s.HELD_OUT_6_TEXTS, s.HELD_OUT_6_COUNTDOWNS, s.HELD_OUT_6_CODES)
+    return styles_rates(6)
 
 
 # First score of this set (rewards/ as of the fifth set's fixes): math_equiv 120/144 (83.3%),
@@ -948,10 +954,11 @@ FIRST_SCORE_6 = {"math_equiv": (120, 144), "exact_int": (77, 93), "final_int": (
                  "unit_tests": (9, 9)}
 
 
-def test_sixth_held_out_set_scores() -> None:
-    rates = held_out_6_rates()
-    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
-    assert not low, f"sixth held-out set below 95%: {low}"
+@pytest.mark.parametrize("k", [6, 7])
+def test_the_sixth_and_seventh_held_out_sets_score(k: int) -> None:
+    low = {name: f"{right}/{n}" for name, (right, n) in styles_rates(k).items()
+           if right < 0.95 * n}
+    assert not low, f"held-out set {k} below 95%: {low}"
 
 
 # Hostile replies for the sixth set's rules: each must still score 0.
@@ -1004,10 +1011,7 @@ def test_subjects_fields_and_an_early_bold_answer_are_read(gold: str, reply: str
 # what real models write.
 def held_out_7_rates() -> dict[str, tuple[int, int]]:
     """(scored 1.0, replies) of every verifier on the seventh held-out set."""
-    from tests.rewards import styles_7 as s
-
-    return set_rates(s.HELD_OUT_7_MATH, s.HELD_OUT_7_UNITS, s.HELD_OUT_7_CHOICES,
-                     s.HELD_OUT_7_TEXTS, s.HELD_OUT_7_COUNTDOWNS, s.HELD_OUT_7_CODES)
+    return styles_rates(7)
 
 
 # First score (rewards/ as of the sixth set's fixes): math_equiv 128/128, exact_int and
@@ -1020,12 +1024,6 @@ def held_out_7_rates() -> dict[str, tuple[int, int]]:
 FIRST_SCORE_7 = {"math_equiv": (128, 128), "exact_int": (83, 83), "final_int": (83, 83),
                  "multiple_choice": (13, 15), "exact_match": (9, 15), "countdown": (11, 12),
                  "unit_tests": (9, 9)}
-
-
-def test_seventh_held_out_set_scores() -> None:
-    rates = held_out_7_rates()
-    low = {name: f"{right}/{n}" for name, (right, n) in rates.items() if right < 0.95 * n}
-    assert not low, f"seventh held-out set below 95%: {low}"
 
 
 HOSTILE_7_TEXTS = [  # gold Paris: a later sentence or a descriptor that could be another answer

@@ -49,6 +49,7 @@ _LAST_TERM = re.compile(r"[\w)=]")
 # A line that continues the expression above it: "= 5 × 4 × 2", "**Result:** 40".
 _RESULT_LABEL = re.compile(r"[ \t*_>]*(?:result|total|value)[ \t*_]*:[ \t*_]*", re.IGNORECASE)
 REMARK_LINES = 2  # lines without a number after the expression, read past at most
+MAX_EXPRESSIONS = 64  # arithmetic runs in a reply read for its only solutions, at most
 _BIN_OPS = {
     ast.Add: lambda x, y: x + y,
     ast.Sub: lambda x, y: x - y,
@@ -276,11 +277,35 @@ def _only_solutions(response: str, numbers: list[int], target: int) -> bool:
     numbers and every such expression makes the target: the expression given once, then worked
     through or verified ("(8 - 3) * 4 * 2 = 40", then "First, 8 - 3 = 5. ..."). A trial that
     misses, or a second answer, among them is a 0."""
-    part = response[response.rfind("</think>") + len("</think>"):]
-    made = [evaluate_countdown(run.strip()) for run in
-            _arithmetic_runs(plain_arithmetic(part.replace("\\(", " ").replace("\\)", " ")))]
+    part = response.rpartition("</think>")[2]
+    runs = _arithmetic_runs(plain_arithmetic(part.replace("\\(", " ").replace("\\)", " ")))
+    if len(runs) > MAX_EXPRESSIONS or re.search(r"[0-9]\.[0-9]", part):
+        return False  # a few expressions and their steps, over integers: not 7.0 for 7
+    made = [evaluate_countdown(run.strip()) for run in runs]
     full = [value for value, used in filter(None, made) if Counter(used) == Counter(numbers)]
-    return bool(full) and all(value == target for value in full)
+    return bool(full) and all(value == target for value in full) and not _false_equation(part)
+
+
+def _false_equation(text: str) -> bool:
+    """Whether an "=" of ``text`` joins two values that differ ("(8 - 3) * 4 * 2 = 5 * 4 = 40",
+    "3*5+7=23"); a line that starts with "=" continues the one above it.
+
+    >>> _false_equation("First, 8 - 3 = 5. Then 5 * 4 = 20."), _false_equation("8 - 3 = 6")
+    (False, True)
+    """
+    if text.count("=") > MAX_EXPRESSIONS:
+        return True  # thousands of equations are padding, not a solution's steps
+    text = re.sub(r"\n[ \t]*(?==)", " ", plain_arithmetic(text))
+    for line in text.splitlines():
+        sides = line.split("=")
+        for left, right in zip(sides, sides[1:]):
+            a = [r for r in _EXPR_RUN.findall(left) if re.search(r"[0-9]", r)]
+            b = [r for r in _EXPR_RUN.findall(right) if re.search(r"[0-9]", r)]
+            x = evaluate_countdown(a[-1].strip()) if a else None
+            y = evaluate_countdown(b[0].strip()) if b else None
+            if x is not None and y is not None and x[0] != y[0]:
+                return True
+    return False
 
 
 def countdown(responses: list[str], problems: list[dict], fmt: str = "auto") -> list[float]:

@@ -140,6 +140,9 @@ _CONCLUSION = re.compile(r"\\(?:therefore|implies|Rightarrow|Longrightarrow)(?![
 _EQUALS = re.compile(r"(?<![<>!=:])=(?!=)")
 _LONE_SYMBOL = re.compile(r"(?:(?<=[\s$(])|^)(?:[A-Za-z]|\\[A-Za-z]+)(?:_\{?[A-Za-z0-9]+\}?)?\s*$")
 _HEDGE_WORDS = {"or"}
+# The sentence or line after the answer offers another: "The answer is B. Or C.", "**72**\n\nOr 73".
+_OR_NEXT = re.compile(r"(?:[^.!?\n]{0,40}?[.!?]+[ \t*_]*|[^\n]{0,80}?\n[\s*_>]*)or\b",
+                      re.IGNORECASE)
 _NEGATION = re.compile(r"^(?:not|never|cannot)$|n't$", re.IGNORECASE)
 _CLAUSE_START = re.compile(r"[\n;]|[.?!](?=\s)")
 _WORDS_NEAR = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -512,10 +515,13 @@ def hedged_at(text: str, start: int, end: int) -> bool:
     >>> text = "It is seventy-one or \\\\boxed{72}."
     >>> hedged_at(text, 28, 30), hedged_at("Whether odd or even, the total is 72", 34, 36)
     (True, False)
+    >>> hedged_at("The answer is B. Or C.", 14, 15), hedged_at("It is B. Origin: C.", 6, 7)
+    (True, False)
     """
     before, after = _near_words(text, start, end)
     inside = _WORDS_NEAR.findall(text[start:end])
-    return any(w.lower() in _HEDGE_WORDS for w in before[-2:] + inside + after[:2])
+    return (any(w.lower() in _HEDGE_WORDS for w in before[-2:] + inside + after[:2])
+            or _OR_NEXT.match(text, end) is not None)
 
 
 def negated_at(text: str, start: int, end: int) -> bool:

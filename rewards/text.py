@@ -22,6 +22,14 @@ _CHOICE = re.compile(r"(?:(?:option|choice)\s+)?(?:\(([A-Z])\)(?:\s*[.:—–-]?
                      re.IGNORECASE | re.DOTALL)
 # A lone capital letter, as an option is named: "B, C" names two.
 _LONE_LETTER = re.compile(r"(?<![A-Za-z'’])[A-Z](?![A-Za-z'’])")
+# Lone letters that name no option: a hyphenated word ("V-E Day", "X-ray"), initials ("H. G.
+# Wells", "J. K. Rowling") and abbreviations ("U.S.").
+_NO_OPTION = re.compile(r"(?<![A-Za-z'’])[A-Z]-\w|(?<=\w-)[A-Z](?![A-Za-z'’])"
+                        r"|(?<![A-Za-z'’])(?:[A-Z]\.\s?){2,}(?:[A-Z][a-z]+)?"
+                        r"|(?<![A-Za-z'’])[A-Z]\.[A-Z]\b")
+# A heading or label line that holds no answer itself: "## Answer", "**Final answer:**".
+_LABEL_LINE = re.compile(r"[#*_\s]*(?:final\s+)?(?:answer|solution|response)[:*_\s]*",
+                         re.IGNORECASE)
 # Bold around an option or a text answer inside a sentence: "The answer is **B**: Paris ...".
 _BOLD = re.compile(r"\*\*|__")
 # "That's B — Paris", "It is (B)": a pointer before the option.
@@ -65,6 +73,12 @@ MAX_SENTENCES_AFTER = 6
 MAX_CLAUSES = 8  # clause breaks read after an answer at most  # an answer-first reply's sentences about its answer, read at most
 # A gold answer that is a number: read as the value of the answer too.
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+# A number in figures or words: what a sentence after a number answer may not name.
+_NUMERAL = re.compile(r"[0-9]|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+                      r"|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+                      r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred"
+                      r"|thousand|million|billion|dozen|half|once|twice|single|couple)\b",
+                      re.IGNORECASE)
 _DENIAL = re.compile(r"\b(?:not|never|no|wrong|incorrect|false)\b|n't\b")
 
 
@@ -159,15 +173,17 @@ def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[
         out.append(float(found is not None and (
             states(found.text, str(answer)) or bold_answer(found.text) == normalise(str(answer))
             or number and found.value is not None and found.value == str(answer).strip()
-            or found.how == "last_line" and _states_first(response, str(answer)))))
+            or found.how == "last_line" and _states_first(response, str(answer), number))))
     return out
 
 
-def _states_first(response: str, answer: str) -> bool:
+def _states_first(response: str, answer: str, number: bool = False) -> bool:
     """Whether the reply's first sentence states ``answer`` and every sentence after it is
     about that answer (it opens with a pronoun: "He served two terms", "It stands at 8,849 m"),
     a question or a courtesy: the answer-first reply of a chat model. A later sentence that
-    could name another answer ("The capital is Lyon.") keeps the last-line reading alone."""
+    could name another answer ("The capital is Lyon.") keeps the last-line reading alone. Where
+    the answer is a ``number``, a sentence that names no number ("There are **7** continents:"
+    then the list of them) cannot name another."""
     answer_part = response.rpartition("</think>")[2]
     sentences = [s for s in _SENTENCE_END.split(answer_part.strip()) if s.strip()]
     if len(sentences) < 2 or len(sentences) > MAX_SENTENCES_AFTER + 1:
@@ -175,7 +191,8 @@ def _states_first(response: str, answer: str) -> bool:
     first = sentences[0].strip().rstrip(".!")
     if not (states(first, answer) or bold_answer(first) == normalise(answer)):
         return False
-    return all((_ABOUT_IT.match(s.strip()) or s.strip().endswith("?"))
+    return all((_ABOUT_IT.match(s.strip()) or s.strip().endswith("?")
+                or number and not _NUMERAL.search(s))
                # "It is Lyon, actually.", "It might be Lyon?": another answer, not more on it
                and not _RESTATED.match(s.strip()) and not re.search(r"\bor\b", s, re.IGNORECASE)
                and not _DENIAL.search(s.lower())  # "It's the one, not Lyon's."
@@ -275,15 +292,30 @@ def _first_line_option(response: str) -> str | None:
     **B) Mars**.", "... is Mars (B).", then more about it), where nothing after it names an
     option letter; else None. Read after a closing ``</think>``."""
     part = response.rpartition("</think>")[2].strip()
+    label = _LABEL_LINE.match(part)
+    if label is not None and "\n" in part[:label.end() + 1]:  # "## Answer" over the answer
+        part = part[label.end():].strip()
     cut = re.search(r"\n|(?<=[.!?])\s+(?=[A-Z*_])", part)
     first, rest = (part[:cut.start()], part[cut.end():]) if cut else (part, "")
     first = _BOLD.sub("", first.strip(" \t>#*_")).rstrip(".! ")
     letter = _copula_option(first) or chosen_option(first)
-    if letter is None or not rest.strip() or _LONE_LETTER.search(rest) or _DENIAL.search(
+    if letter is None or not rest.strip() or names_letter(rest) or _DENIAL.search(
             rest.lower()) or re.search(r"(?:^|[.!?]\s+)or\b|\bor\s+(?:maybe|perhaps|possibly)\b",
                                        rest, re.IGNORECASE):
         return None  # another option named, the answer denied, or "Or maybe Jupiter"
     return letter
+
+
+def names_letter(text: str) -> bool:
+    """Whether ``text`` names an option letter: a lone capital, not one of a hyphenated word,
+    initials or an abbreviation.
+
+    >>> names_letter("Or C."), names_letter("(V-E Day)"), names_letter("H. G. Wells wrote it")
+    (True, False, False)
+    >>> names_letter("the U.S. entered"), names_letter("A and B"), names_letter("an X-ray")
+    (False, True, False)
+    """
+    return _LONE_LETTER.search(_NO_OPTION.sub(" ", text)) is not None
 
 
 def _last_option(text: str) -> str | None:

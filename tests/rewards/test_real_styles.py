@@ -1089,3 +1089,52 @@ def test_the_eighth_sets_rules_let_no_second_answer_through() -> None:
     trials = ["(8-3)*4*2 or 8*3+4+2", "8*5 = 40", "(8-3)*4*2 = 40 but also (8+3)*4/2",
               "(8-3)*4*2\n\nFirst, 8 + 3 = 11. Then (8+3)*4/2 = 22."]
     assert countdown(trials, [FORTY] * len(trials)) == [0.0] * len(trials)
+
+
+# --- a ninth held-out set: typical replies of named families to sixteen multiple-choice
+# questions (correct letters A to E), thirty short factual questions and ten Countdown puzzles
+# (tests/rewards/styles_9.py, a separate author who read neither rewards/ nor the earlier sets,
+# scored before any fix).
+def held_out_9_rates() -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of multiple_choice, exact_match and countdown on the ninth set."""
+    from tests.rewards import styles_9 as s
+
+    choices, texts, puzzles = (s.HELD_OUT_9_CHOICES, s.HELD_OUT_9_TEXTS,
+                               s.HELD_OUT_9_COUNTDOWNS)
+    got = {"multiple_choice": multiple_choice([r for _, _, r in choices],
+                                              [g for g, _, _ in choices]),
+           "exact_match": exact_match([r for _, r in texts], [g for g, _ in texts]),
+           "countdown": countdown([r for _, r in puzzles], [p for p, _ in puzzles])}
+    return {name: (int(sum(x == 1.0 for x in v)), len(v)) for name, v in got.items()}
+
+
+# First score (rewards/ as of the eighth set's fixes): multiple_choice 27/30 (90%),
+# exact_match 27/30 (90%), countdown 18/18 (100%); 72 of 78 (92.3%), below the 95% target.
+# Misses: letters that name no option after the chosen one ("(V-E Day)", "H. G. Wells"); an
+# "## Answer" heading over the option line; a bold count then the list it counts ("There are
+# **7** continents:" then "- Africa ..."). Fixed as general rules (rewards.text.names_letter,
+# _LABEL_LINE, a number answer's later sentences that name no number). Two stay missed: an
+# answer-first sentence, then a sentence that states another value in the same form ("Saturn is
+# the second largest.", "Babies are born with around 270 to 300 bones"), which a reader cannot
+# tell by form from a second answer.
+FIRST_SCORE_9 = {"multiple_choice": (27, 30), "exact_match": (27, 30), "countdown": (18, 18)}
+
+
+def test_ninth_held_out_set_scores() -> None:
+    rates = held_out_9_rates()
+    assert rates["multiple_choice"] == (30, 30) and rates["countdown"] == (18, 18), rates
+    assert rates["exact_match"] == (28, 30), rates  # another value stated in the same form
+
+
+def test_the_ninth_sets_rules_let_no_second_answer_through() -> None:
+    options = ["## Answer\n\n**D. Pacific**\n\nOr C.", "The answer is B. Or C.",
+               "Answer: B\n\nOr maybe C.", "**(C) 1945**\n\nIt ended in 1945, not 1944 (B).",
+               "A) George Orwell\n\nB. Huxley wrote it too.", "## Answer\n\nD or C",
+               "**(C) 1945**\n\nX-ray or B.", "**(C) 1945**\n\nThe U.S. says B."]
+    golds = ["D", "B", "B", "C", "A", "D", "C", "C"]
+    assert multiple_choice(options, golds) == [0.0] * len(options)
+    counts = ["There are **7** continents:\n\n- Africa\n- Asia\n\nSome count six.",
+              "There are **7** continents:\n\n- Africa\n\nOr 6.",
+              "There are **7** continents.\n\nActually there are 8.",
+              "There are **7** continents.\n\nNot really.", "There are **8** continents:\n\n- Asia"]
+    assert exact_match(counts, ["7"] * len(counts)) == [0.0] * len(counts)

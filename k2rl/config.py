@@ -295,6 +295,18 @@ class TrainConfig:
     gradient_checkpointing: bool = False
     """Recompute each transformer block's activations in the backward pass instead of keeping
     them (HF `gradient_checkpointing_enable`): less memory for a large model, more time."""
+    shared_prefix: bool = True
+    """Compute a prompt once for the rows that share it: a group's K samples (and critic
+    examples of one question) are packed into one sequence, the prompt then each row's own
+    tokens, under an attention mask that keeps the rows apart (k2rl.lm.logprobs.Passes). The
+    same loss and gradient; on SmolLM2's ChatML prompts, about half the update's tokens.
+    false: one sequence a row."""
+
+    @property
+    def passes(self):
+        """How the trainer cuts its batches into forward passes (k2rl.lm.logprobs.Passes)."""
+        from k2rl.lm.logprobs import Passes  # torch: config imports without it
+        return Passes(self.micro_batch_tokens, self.shared_prefix)
 
     def __post_init__(self) -> None:
         _choices(self)

@@ -26,10 +26,15 @@ def matmul_params(model: torch.nn.Module) -> int:
 
 def forward_flops(model: torch.nn.Module, attention_mask: torch.Tensor) -> float:
     """Matmul FLOPs of one forward pass over a right-padded batch's real tokens."""
+    return sequence_flops(model, attention_mask.sum(-1))
+
+
+def sequence_flops(model: torch.nn.Module, lengths: torch.Tensor) -> float:
+    """Matmul FLOPs of one forward pass over sequences of `lengths` tokens."""
     cfg = model.config
     heads = cfg.num_attention_heads
     width = heads * (getattr(cfg, "head_dim", None) or cfg.hidden_size // heads)
-    n = attention_mask.sum(-1).double()
+    n = lengths.double()
     dense = 2.0 * matmul_params(model) * n.sum().item()
     attention = 2.0 * cfg.num_hidden_layers * width * (n * (n + 1)).sum().item()
     return dense + attention

@@ -3,13 +3,23 @@ critic losses and the warm-start all score with.
 
 A mask is 1 on the tokens a loss counts (the model's own replies), 0 on prompts, tool
 observations and padding.
+
+Shared prefixes: a group's K samples begin with the same prompt (on a chat model, tens of
+tokens of template and system prompt before a reply of a few tens). With `shared=True` rows
+that share a prefix are packed into one sequence, the prefix once and each row's own tokens
+after it, under a mask that lets each row's tokens see the prefix and themselves only and
+positions that continue the prefix's (`shared_packs`, `packed_logp`): the same log-probs and
+gradients, with the prefix computed once a pack instead of once a row.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
+from k2rl.lm.flops import sequence_flops
 from k2rl.lm.precision import attention_for, autocast
 
 
@@ -40,7 +50,8 @@ CHUNK_HEAD = 2 ** 24
 
 
 def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-               max_logits: int = CHUNK_LOGITS, only: torch.Tensor | None = None) -> torch.Tensor:
+               max_logits: int = CHUNK_LOGITS, only: torch.Tensor | None = None,
+               shared: bool = False, max_tokens: int | None = None) -> torch.Tensor:
     """Log-prob of each token given its prefix, shape (B, T); position 0 and padding get 0.
     With `only` (B, T), just the tokens where it is nonzero get theirs (the others 0), and the
     output head runs on those alone: a critic's verdict is a few tokens of a long prompt.
@@ -54,6 +65,8 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     The model's matmuls run in the dtype `k2rl.lm.precision.enable` set (bf16 autocast by
     default where the hardware has it); the log-softmax is always fp32.
     """
+    if shared:
+        return packed_logp(model, input_ids, attention_mask, only, max_tokens)
     B, T = input_ids.shape
     head = model.get_output_embeddings()
     real = attention_mask[:, 1:] > 0  # (B, T-1): positions whose token is not padding
@@ -68,13 +81,124 @@ def token_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     with autocast(model), attention_for(model, T):
         hidden = model.get_decoder()(input_ids=input_ids,
                                      attention_mask=attention_mask).last_hidden_state  # (B, T, H)
-    hidden, targets = hidden[:, :-1][real], input_ids[:, 1:][real]  # (N, H), (N,) real tokens
-    step = chunk_tokens(head.weight.shape[0])
+    return _head_logp(model, hidden[:, :-1][real], input_ids[:, 1:][real], real)
+
+
+def _head_logp(model, hidden: torch.Tensor, targets: torch.Tensor, where: torch.Tensor
+               ) -> torch.Tensor:
+    """(B, T) log-probs from the hidden states (N, H) that predict `targets` (N,), the
+    positions `where` (B, T-1) picks: the output head `chunk_tokens` tokens at a time, each
+    chunk recomputed in the backward pass."""
+    step = chunk_tokens(model.get_output_embeddings().weight.shape[0])
     parts = [checkpoint(_picked_logp, model, hidden[s:s + step], targets[s:s + step],
                         use_reentrant=False) for s in range(0, len(targets), step)]
-    picked = hidden.new_zeros((B, T - 1), dtype=torch.float32)
-    picked = picked.masked_scatter(real, torch.cat(parts)) if parts else picked
+    picked = hidden.new_zeros(where.shape, dtype=torch.float32)
+    picked = picked.masked_scatter(where, torch.cat(parts)) if parts else picked
     return F.pad(picked, (1, 0))
+
+
+# Packing rows under a shared prefix pays where it saves at least this many tokens: a pack is
+# one longer sequence, and attention over it costs the square of its length.
+MIN_SAVED = 16
+
+
+def shared_packs(rows: list[list[int]], max_tokens: int | None = None
+                 ) -> list[tuple[list[int], int]]:
+    """Rows (token lists) grouped under shared prefixes: [(row indices, shared tokens)].
+
+    Rows are taken in sorted order, so rows with a common prefix are neighbours; a row joins
+    the last pack where that saves at least MIN_SAVED tokens and keeps the pack's size (the
+    prefix once, then each row's own tokens) within `max_tokens`. A pack of one row shares
+    all of it.
+
+    >>> shared_packs([[1] * 20 + [2], [3, 4], [1] * 20 + [5, 6]])
+    [([0, 2], 20), ([1], 2)]
+    """
+    packs: list[list] = []  # [row indices, shared, their tokens in all]
+    last = None
+    for i in sorted(range(len(rows)), key=rows.__getitem__):
+        row = rows[i]
+        if packs:
+            members, shared, total = packs[-1]
+            common = min(shared, _common_prefix(rows[last], row))
+            size = total - (len(members) - 1) * shared
+            grown = total + len(row) - len(members) * common
+            if size + len(row) - grown >= MIN_SAVED and (max_tokens is None
+                                                         or grown <= max_tokens):
+                packs[-1] = [members + [i], common, total + len(row)]
+                last = i
+                continue
+        packs.append([[i], len(row), len(row)])
+        last = i
+    return [(members, shared) for members, shared, _ in packs]
+
+
+def packed_size(rows: list[list[int]], pack: tuple[list[int], int]) -> int:
+    """Tokens of a pack: its shared prefix once, then each row's own tokens."""
+    members, shared = pack
+    return sum(len(rows[i]) for i in members) - (len(members) - 1) * shared
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def packed_logp(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                only: torch.Tensor | None = None, max_tokens: int | None = None
+                ) -> torch.Tensor:
+    """`token_logp` of right-padded rows with shared prefixes computed once (`shared_packs`).
+
+    Each pack is one sequence: its prefix, then each row's own tokens, whose positions go on
+    from the prefix's and whose attention sees the prefix and the row's earlier tokens, never
+    another row's. A row's token is predicted by the hidden state of its predecessor in that
+    row, so values and gradients are those of one pass per row. With `only`, the output head
+    runs on the tokens it picks alone (the others get 0). Where no rows share a prefix, this is
+    `token_logp`'s own pass.
+    """
+    B, T = input_ids.shape
+    lengths = attention_mask.sum(-1).tolist()
+    rows = [input_ids[i, :n].tolist() for i, n in enumerate(lengths)]
+    packs = shared_packs(rows, max_tokens)
+    if len(packs) == B:  # nothing shared
+        return token_logp(model, input_ids, attention_mask)
+    width = max(packed_size(rows, p) for p in packs)
+    ids = torch.zeros((len(packs), width), dtype=torch.long)
+    pos = torch.zeros((len(packs), width), dtype=torch.long)
+    seg = torch.full((len(packs), width), -1, dtype=torch.long)  # 0 prefix, b the b-th row
+    where = torch.zeros((B, T), dtype=torch.long)  # each row token's flat index in the packs
+    for m, (members, shared) in enumerate(packs):
+        ids[m, :shared] = torch.tensor(rows[members[0]][:shared], dtype=torch.long)
+        pos[m, :shared] = torch.arange(shared)
+        seg[m, :shared] = 0
+        where[members, :shared] = m * width + torch.arange(shared)
+        at = shared
+        for b, r in enumerate(members, 1):
+            n = lengths[r] - shared
+            ids[m, at:at + n] = torch.tensor(rows[r][shared:], dtype=torch.long)
+            pos[m, at:at + n] = torch.arange(shared, shared + n)
+            seg[m, at:at + n] = b
+            where[r, shared:shared + n] = m * width + torch.arange(at, at + n)
+            at += n
+    # a query sees earlier keys of its own segment and the prefix; padding sees padding
+    order = torch.arange(width)
+    sees = ((seg[:, None, :] == seg[:, :, None]) | ((seg[:, None, :] == 0) & (seg[:, :, None] > 0)))
+    sees = (sees & (order[None, :] <= order[:, None])[None])[:, None]  # (M, 1, L, L)
+    device = input_ids.device
+    ids, pos, sees, where = ids.to(device), pos.to(device), sees.to(device), where.to(device)
+    with autocast(model), attention_for(model, width):
+        if model.config._attn_implementation == "eager":  # an additive mask
+            mask = torch.zeros(sees.shape, dtype=torch.float32, device=device)
+            mask = mask.masked_fill(~sees, torch.finfo(torch.float32).min)
+        else:
+            mask = sees
+        hidden = model.get_decoder()(input_ids=ids, attention_mask=mask,
+                                     position_ids=pos).last_hidden_state  # (M, L, H)
+    need = attention_mask[:, 1:] > 0
+    if only is not None:
+        need = need & (only[:, 1:] > 0)
+    hidden = hidden.reshape(-1, hidden.shape[-1])[where[:, :-1][need]]  # predecessors' states
+    return _head_logp(model, hidden, input_ids[:, 1:][need], need)
 
 
 def chunk_tokens(vocab: int) -> int:
@@ -92,6 +216,53 @@ def _picked_logp(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Te
     with autocast(model):
         logits = model.get_output_embeddings()(hidden).float()  # (N, V)
     return logits.gather(-1, targets[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+
+
+@dataclass(frozen=True)
+class Passes:
+    """How a batch is cut into forward passes: at most `max_tokens` tokens a pass (rows x the
+    pass's longest row; None: one pass of at most `max_rows` rows), and with `shared`, rows
+    that share a prefix packed into one sequence (`shared_packs`), so a pass holds more rows.
+    The trainer's setting is `TrainConfig.passes` (train.micro_batch_tokens,
+    train.shared_prefix)."""
+    max_tokens: int | None = None
+    shared: bool = False
+
+    def plan(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, max_rows: int = 64
+             ) -> list[torch.Tensor]:
+        """Row indices of each pass over a right-padded batch: `micro_batches`, over packs
+        where `shared`.
+
+        >>> ids = torch.tensor([[1] * 20 + [2], [3, 4] + [0] * 19, [1] * 20 + [5]])
+        >>> [r.tolist() for r in Passes(22, True).plan(ids, (ids > 0).long())]
+        [[1], [0, 2]]
+        """
+        lengths = attention_mask.sum(-1)
+        if not self.shared:
+            return micro_batches(lengths, self.max_tokens, max_rows)
+        rows = [input_ids[i, :n].tolist() for i, n in enumerate(lengths.tolist())]
+        packs = shared_packs(rows, self.max_tokens)
+        sizes = torch.tensor([packed_size(rows, p) for p in packs])
+        return [torch.tensor([i for p in run.tolist() for i in packs[p][0]], dtype=torch.long)
+                for run in micro_batches(sizes, self.max_tokens, max_rows)]
+
+    def logp(self, model, part: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Token log-probs (n, L) of one pass's rows (`cut`); with `shared`, the output head
+        runs on the loss's tokens alone (the others get 0)."""
+        if not self.shared:
+            return token_logp(model, part["input_ids"], part["attention_mask"])
+        return packed_logp(model, part["input_ids"], part["attention_mask"],
+                           part.get("loss_mask"), self.max_tokens)
+
+    def flops(self, model, part: dict[str, torch.Tensor]) -> float:
+        """Matmul FLOPs of one pass's forward over the tokens it computes: a shared prefix
+        once a pack (k2rl.lm.flops)."""
+        lengths = part["attention_mask"].sum(-1)
+        if self.shared:
+            rows = [part["input_ids"][i, :n].tolist() for i, n in enumerate(lengths.tolist())]
+            lengths = torch.tensor([packed_size(rows, p)
+                                    for p in shared_packs(rows, self.max_tokens)])
+        return sequence_flops(model, lengths)
 
 
 def micro_batches(lengths: torch.Tensor, max_tokens: int | None = None, max_rows: int = 64
@@ -124,19 +295,25 @@ def cut(batch: dict[str, torch.Tensor], rows: torch.Tensor) -> dict[str, torch.T
 
 
 def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                      chunk: int = 64, max_tokens: int | None = None) -> torch.Tensor:
-    """`token_logp` computed in micro-batches of similar length (`micro_batches`), each cut to
-    its own longest row.
+                      chunk: int = 64, max_tokens: int | None = None,
+                      loss_mask: torch.Tensor | None = None, shared: bool = False
+                      ) -> torch.Tensor:
+    """`token_logp` computed in micro-batches of similar length (`micro_batches`, or packs of
+    rows that share a prefix with `shared`: `Passes`), each cut to its own longest row.
 
     The same values (and gradients) as one padded forward, for right-padded rows, without
-    running a batch of mixed tasks at the length of its longest episode.
+    running a batch of mixed tasks at the length of its longest episode. With `shared`, only
+    the tokens of `loss_mask` get theirs.
     """
     T = input_ids.shape[1]
+    passes = Passes(max_tokens, shared)
+    batch = {"input_ids": input_ids, "attention_mask": attention_mask}
+    if loss_mask is not None:
+        batch["loss_mask"] = loss_mask
     parts, index = [], []
-    for rows in micro_batches(attention_mask.sum(-1), max_tokens, chunk):
-        part = cut({"input_ids": input_ids, "attention_mask": attention_mask}, rows)
-        parts.append(F.pad(token_logp(model, part["input_ids"], part["attention_mask"]),
-                           (0, T - part["input_ids"].shape[1])))
+    for rows in passes.plan(input_ids, attention_mask, chunk):
+        part = cut(batch, rows)
+        parts.append(F.pad(passes.logp(model, part), (0, T - part["input_ids"].shape[1])))
         index.append(rows)
     if not parts:  # no rows
         return torch.zeros(input_ids.shape, dtype=torch.float32, device=input_ids.device)
@@ -146,9 +323,11 @@ def token_logp_sorted(model, input_ids: torch.Tensor, attention_mask: torch.Tens
     return torch.cat(parts)[inverse]
 
 
-def token_nll(model, batch: dict[str, torch.Tensor], total: float | None = None) -> torch.Tensor:
+def token_nll(model, batch: dict[str, torch.Tensor], total: float | None = None,
+              passes: Passes = Passes()) -> torch.Tensor:
     """Mean negative log-likelihood over the masked (assistant) tokens; with `total`, their
-    summed NLL over `total` (a micro-batch's share of a larger batch's mean)."""
-    logp = token_logp(model, batch["input_ids"], batch["attention_mask"])
+    summed NLL over `total` (a micro-batch's share of a larger batch's mean), computed as
+    `passes` computes a pass."""
+    logp = passes.logp(model, batch)
     mask = batch["loss_mask"]
     return -(logp * mask).sum() / (total or mask.sum().clamp(min=1))

@@ -192,8 +192,7 @@ class HybridWorker:
                          aux, self.rng)
         if critic_pairs is not None:  # its own step at its own learning rate (critic.lr)
             metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, examples,
-                                                        self.pad_id, t.grad_clip,
-                                                        t.micro_batch_tokens)
+                                                        self.pad_id, t.grad_clip, t.passes)
             metrics["train_flops"] += flops
         seconds = time.perf_counter() - start
         metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9

@@ -24,7 +24,7 @@ from critic.layout import chat_messages
 from critic.pairs import Pair, pair_rubrics
 from critic.rubrics import Rubric
 from k2rl.lm.chat import turn_end_id
-from k2rl.lm.logprobs import collate, micro_batches, token_logp
+from k2rl.lm.logprobs import Passes, collate, cut
 from k2rl.step.critic_ids import (chat_caps, chat_prompt_ids, chat_verdict_ids,
                                   chat_verdict_prompt, shorten)
 from k2rl.step.schedules import decay
@@ -57,17 +57,18 @@ def examples(tokenizer, max_len: int, pairs: list[Pair], rubrics: list[Rubric]
 
 
 def verdict_loss_backward(model, seqs: list[tuple[list[int], list[int]]], pad_id: int) -> float:
-    """Backward of the batch's mean NLL over the critic's reply tokens, in length-sorted chunks
-    (the output head on those tokens alone); returns the loss."""
+    """Backward of the batch's mean NLL over the critic's reply tokens, a pass of at most
+    CHUNK_TOKENS tokens at a time with the judgments of one pair packed under their shared
+    prompt (k2rl.lm.logprobs.Passes; the output head on the reply's tokens alone); returns
+    the loss."""
     device = next(model.parameters()).device
     total = max(1, sum(sum(mask) for _, mask in seqs))
+    data = collate(seqs, pad_id, device)
+    passes = Passes(CHUNK_TOKENS, shared=True)
     loss = 0.0
-    for rows in micro_batches(torch.tensor([len(ids) for ids, _ in seqs]), CHUNK_TOKENS,
-                              max_rows=len(seqs)):
-        batch = collate([seqs[i] for i in rows.tolist()], pad_id, device)
-        logp = token_logp(model, batch["input_ids"], batch["attention_mask"],
-                          only=batch["loss_mask"])
-        part = -(logp * batch["loss_mask"]).sum() / total
+    for rows in passes.plan(data["input_ids"], data["attention_mask"], max_rows=len(seqs)):
+        batch = cut(data, rows)
+        part = -(passes.logp(model, batch) * batch["loss_mask"]).sum() / total
         part.backward()
         loss += part.item()
     return loss

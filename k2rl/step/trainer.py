@@ -16,8 +16,7 @@ import torch.nn.functional as F
 
 from k2rl.config import TrainConfig
 from k2rl.device import distributed as dist
-from k2rl.lm.flops import forward_flops
-from k2rl.lm.logprobs import collate, cut, micro_batches, token_logp, token_logp_sorted, token_nll
+from k2rl.lm.logprobs import Passes, collate, cut, token_logp_sorted, token_nll
 from k2rl.step.group import Group, group_size, trajectories
 from k2rl.step.loss import LOSSES, PolicyBatch, Whole, sequence_logp
 from k2rl.step.schedules import decay
@@ -80,11 +79,12 @@ def batch_of(groups: list[Group], pad_id: int, device: torch.device | str = "cpu
 
 
 @torch.no_grad()
-def old_logp(model, batch: dict, norm: str, max_tokens: int | None = None
+def old_logp(model, batch: dict, norm: str, passes: Passes = Passes()
              ) -> tuple[torch.Tensor, torch.Tensor]:
     """(sequence log-probs (N,), token log-probs (N, T)) under the current weights."""
     tok = token_logp_sorted(model, batch["input_ids"], batch["attention_mask"],
-                            max_tokens=max_tokens)
+                            max_tokens=passes.max_tokens, loss_mask=batch["loss_mask"],
+                            shared=passes.shared)
     return sequence_logp(tok, batch["loss_mask"], norm), tok
 
 
@@ -155,7 +155,7 @@ def pi_old(model, batch: dict, groups: list[Group], first, first_tok: torch.Tens
     rows = outside.nonzero().squeeze(-1)
     if len(rows):
         engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()},
-                                 cfg.micro_batch_tokens)
+                                 cfg.passes)
     return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item(),
                     "old_logp_extra_pass": outside.float().mean().item()}, pending
 
@@ -172,31 +172,31 @@ def same_in_train_mode(model) -> bool:
             and not getattr(config, "attention_dropout", 0.0))
 
 
-def recompute(model, batch: dict, max_tokens: int | None = None) -> torch.Tensor:
+def recompute(model, batch: dict, passes: Passes = Passes()) -> torch.Tensor:
     """Token log-probs (N, T) under the current weights, in eval mode, without a graph."""
     was_training = model.training
     model.eval()
-    _, tok = old_logp(model, batch, "sum", max_tokens)
+    _, tok = old_logp(model, batch, "sum", passes)
     model.train(was_training)
     return tok
 
 
-def nll_backward(model, samples: list, weight: float, pad_id: int, max_tokens: int | None
+def nll_backward(model, samples: list, weight: float, pad_id: int, passes: Passes
                  ) -> tuple[float, float]:
     """Accumulate the gradient of `weight` x the mean NLL of `samples`' assistant tokens, one
-    micro-batch of at most `max_tokens` tokens at a time; returns (the NLL, the passes' matmul
-    FLOPs). PTX (curated samples) and the critic's verdicts (critic examples) are such terms."""
+    pass (`passes`) at a time; returns (the NLL, the passes' matmul FLOPs). PTX (curated
+    samples) and the critic's verdicts (critic examples) are such terms."""
     data = collate(samples, pad_id, model.device)
     total = data["loss_mask"].sum().clamp(min=1)
     nll, flops = 0.0, 0.0
-    for rows in micro_batches(data["attention_mask"].sum(-1), max_tokens):
+    for rows in passes.plan(data["input_ids"], data["attention_mask"]):
         part = cut(data, rows)
-        nll += backward(weight * token_nll(model, part, total)) / (weight or 1.0)
-        flops += 3 * forward_flops(model, part["attention_mask"])
+        nll += backward(weight * token_nll(model, part, total, passes)) / (weight or 1.0)
+        flops += 3 * passes.flops(model, part)
     return nll, flops
 
 
-def aux_terms(model, aux: dict, rng, pad_id: int, max_tokens: int | None
+def aux_terms(model, aux: dict, rng, pad_id: int, passes: Passes
               ) -> Iterator[tuple[str, float, float]]:
     """Backward passes of the NLL of a batch from each auxiliary set: {name: (samples, weight,
     batch)} -> (name, nll, its passes' FLOPs), one set at a time, added to the policy loss's
@@ -206,7 +206,7 @@ def aux_terms(model, aux: dict, rng, pad_id: int, max_tokens: int | None
         if samples and weight > 0:
             picks = rng.choice(len(samples), size=min(batch, len(samples)), replace=False)
             nll, flops = nll_backward(model, [samples[i] for i in picks],
-                                      weight / dist.world_size(), pad_id, max_tokens)
+                                      weight / dist.world_size(), pad_id, passes)
             yield name, nll, flops
 
 
@@ -219,13 +219,14 @@ def policy_backward(model, batch: dict, rows: torch.Tensor, tok_old: torch.Tenso
     micro-batch whose forward pass was taken already (`firsts`, by its first row) reuses it;
     `pending` rows take π_old from their own pass (pi_old). Returns (the loss, FLOPs)."""
     value, flops = 0.0, 0.0
-    for micro in micro_batches(batch["attention_mask"][rows].sum(-1), cfg.micro_batch_tokens):
+    passes = cfg.passes
+    for micro in passes.plan(batch["input_ids"][rows], batch["attention_mask"][rows]):
         sel = rows[micro]
         part = cut(batch, sel)
         L = part["input_ids"].shape[1]
         tok = firsts.pop(int(sel[0]), None)
         if tok is None:
-            tok = token_logp(model, part["input_ids"], part["attention_mask"])  # (n, L)
+            tok = passes.logp(model, part)  # (n, L)
         need = pending[sel].cpu()  # (n,)
         if need.any():
             tok_old[sel[need], :L] = tok.detach()[need.to(tok.device)]
@@ -233,7 +234,7 @@ def policy_backward(model, batch: dict, rows: torch.Tensor, tok_old: torch.Tenso
         policy = PolicyBatch(tok, tok_old[sel, :L], part["loss_mask"],
                              batch["rewards"][sel], k, whole.take(micro))
         value += backward(share * LOSSES[cfg.loss](policy, cfg))
-        flops += 3 * forward_flops(model, part["attention_mask"])
+        flops += 3 * passes.flops(model, part)
     return value, flops
 
 
@@ -263,19 +264,19 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         batch = batch_of(groups, pad_id, model.device)
         j = next(i for i, rows in enumerate(slices) if len(rows))
         reuse = j == next(i for i, total in enumerate(totals) if total)  # else: weights move first
-        lengths = batch["attention_mask"][slices[j]].sum(-1)
-        first = slices[j][micro_batches(lengths, cfg.micro_batch_tokens)[0]]
+        first = slices[j][cfg.passes.plan(batch["input_ids"][slices[j]],
+                                          batch["attention_mask"][slices[j]])[0]]
         part = cut(batch, first)
         with torch.set_grad_enabled(reuse):
-            tok = token_logp(model, part["input_ids"], part["attention_mask"])
+            tok = cfg.passes.logp(model, part)
         T = batch["input_ids"].shape[1]
         padded = F.pad(tok.detach(), (0, T - tok.shape[1]))
         later = slices[j][~torch.isin(slices[j], first)] if reuse else None
         tok_old, checks, pending = pi_old(model, batch, groups, first, padded, cfg, later)
         firsts = {int(first[0]): tok} if reuse else {}
-        flops += forward_flops(model, part["attention_mask"]) * (not reuse)
+        flops += cfg.passes.flops(model, part) * (not reuse)
         # the recomputed rows' pass, counted as their share of the batch's
-        flops += checks["old_logp_extra_pass"] * forward_flops(model, batch["attention_mask"])
+        flops += checks["old_logp_extra_pass"] * cfg.passes.flops(model, batch)
         wholes = [Whole.of(batch["rewards"][rows], batch["loss_mask"][rows], k)
                   if len(rows) else None for rows in slices]
     for _ in range(cfg.inner_steps):
@@ -289,8 +290,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
                                                len(rows) / total, firsts, pending)
                 value += loss
                 flops += passes
-            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id,
-                                                  cfg.micro_batch_tokens):
+            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id, cfg.passes):
                 aux_losses.setdefault(name, []).append(nll)
                 value += aux[name][1] * nll / world
                 flops += aux_flops
@@ -304,9 +304,9 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
 
 
 def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: int,
-                grad_clip: float, max_tokens: int | None = None) -> tuple[float, float]:
-    """One optimizer step on the critic's verdict NLL (critic.lr), in micro-batches of at most
-    `max_tokens` tokens; returns the global loss and this worker's matmul FLOPs.
+                grad_clip: float, passes: Passes = Passes()) -> tuple[float, float]:
+    """One optimizer step on the critic's verdict NLL (critic.lr), one pass (`passes`) at a
+    time; returns the global loss and this worker's matmul FLOPs.
 
     Data-parallel like `update`: each worker's share of the critic examples, gradients summed,
     so every copy takes the same step.
@@ -316,7 +316,7 @@ def critic_step(model, optimizer: torch.optim.Optimizer, samples: list, pad_id: 
     zero_grads([optimizer])
     loss, flops = 0.0, 0.0
     if samples:
-        loss, flops = nll_backward(model, samples, 1.0 / dist.world_size(), pad_id, max_tokens)
+        loss, flops = nll_backward(model, samples, 1.0 / dist.world_size(), pad_id, passes)
         loss /= dist.world_size()
     step_optimizers(params, [optimizer], grad_clip)
     model.eval()

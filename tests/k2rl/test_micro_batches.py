@@ -8,7 +8,8 @@ import torch
 
 from k2rl.bootstrap.model import build_tokenizer
 from k2rl.config import ConfigError, TrainConfig
-from k2rl.lm.logprobs import micro_batches
+from k2rl.lm import logprobs
+from k2rl.lm.logprobs import Passes, micro_batches
 from k2rl.step import trainer
 from k2rl.step.loss import LOSSES, Whole
 from tests.k2rl.test_pi_old import sampled, small_model
@@ -58,13 +59,13 @@ def test_an_update_in_micro_batches_takes_the_same_steps_with_ptx(monkeypatch):
     pad = build_tokenizer().pad_token_id
     ptx = [([1, 5, 6, 7, 2], [0, 1, 1, 1, 1]), ([1, 8, 9, 2, 4, 4, 4], [0, 0, 1, 1, 1, 1, 1])] * 2
     passes, results = [], {}
-    real = trainer.token_logp
-    monkeypatch.setattr(trainer, "token_logp",
+    real = logprobs.token_logp
+    monkeypatch.setattr(logprobs, "token_logp",
                         lambda m, ids, mask: passes.append(ids.numel()) or real(m, ids, mask))
     for tokens in (None, 20):
         model = copy.deepcopy(base)
         cfg = TrainConfig(lr=1e-3, inner_steps=2, minibatches=2, micro_batch_tokens=tokens,
-                          optimizer="adamw")
+                          optimizer="adamw", shared_prefix=False)
         passes.clear()
         metrics = trainer.update(model, trainer.make_optimizer(model, cfg), groups, cfg, pad,
                                  aux={"ptx": (ptx, 0.5, 3)}, rng=np.random.default_rng(0))
@@ -87,7 +88,7 @@ def test_the_critic_step_in_micro_batches_is_the_same_step():
     for tokens in (None, 6):
         model = copy.deepcopy(base)
         opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        loss, _ = trainer.critic_step(model, opt, samples, pad, 1.0, tokens)
+        loss, _ = trainer.critic_step(model, opt, samples, pad, 1.0, Passes(tokens))
         states.append(model.state_dict())
         losses.append(loss)
     assert losses[1] == pytest.approx(losses[0], abs=1e-6)

@@ -115,12 +115,14 @@ def run_styles(out: Path) -> None:
     first = {**FIRST_SCORES, "held_out_4": styles.FIRST_SCORE_4,
              "held_out_5": styles.FIRST_SCORE_5, "held_out_6": styles.FIRST_SCORE_6,
              "held_out_7": styles.FIRST_SCORE_7,
-             "held_out_8": styles.FIRST_SCORE_8, "held_out_9": styles.FIRST_SCORE_9}
+             "held_out_8": styles.FIRST_SCORE_8, "held_out_9": styles.FIRST_SCORE_9,
+             "held_out_10": styles.FIRST_SCORE_10, "held_out_11": styles.FIRST_SCORE_11}
     rates = {"held_out_1": styles.held_out_rates, "held_out_2": styles.held_out_2_rates,
              "held_out_3": styles.held_out_3_rates, "held_out_4": styles.held_out_4_rates,
              "held_out_5": styles.held_out_5_rates, "held_out_6": styles.held_out_6_rates,
              "held_out_7": styles.held_out_7_rates,
-             "held_out_8": styles.held_out_8_rates, "held_out_9": styles.held_out_9_rates}
+             "held_out_8": styles.held_out_8_rates, "held_out_9": styles.held_out_9_rates,
+             "held_out_10": styles.held_out_10_rates, "held_out_11": styles.held_out_11_rates}
     sets = {}
     for name, rate in rates.items():
         now = rate()

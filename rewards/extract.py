@@ -127,6 +127,9 @@ _ANSWER_COLUMN = re.compile(r"[\s*_]*(?:final[ \t]+)?(?:answer|result|value|tota
 _CHECK_LABEL = re.compile(r"^[ \t>*_#-]*(?:quick[ \t]+|sanity[ \t]+|double[ \t-]*)?"
                           r"(?:check(?:ing)?|verification|verify(?:ing)?)\b[^\n:]{0,30}:",
                           re.IGNORECASE | re.MULTILINE)
+# Working on a line after an answer phrase: a sum, an equation ("48 + 25 = 73", "= 73").
+# Numbers in prose after it ("published in 1967", "a 1:1 ratio") are not: the phrase stands.
+_WORKING = re.compile(r"[0-9][ \t]*[-+*/×÷·^−][ \t]*[0-9(]|=")
 # A markdown table's delimiter row ("|---|---|"): a reply that has one may end on a table row.
 _TABLE_RULE = re.compile(r"^[ \t]*\|[ \t:]*-{3,}[ \t:]*\|", re.MULTILINE)
 # LaTeX spacing and spaces at the edges of an answer ("\\therefore \\quad 72"): read from its
@@ -624,8 +627,11 @@ def _auto_in(text: str, spans: list[tuple[int, int]], cut: int) -> Extracted | N
     ``cut``."""
     body = text[:cut]
     line_end = body.find("\n", spans[-1][1]) if spans else -1
-    worked_on = line_end >= 0 and any(c.isdigit() for c in body[line_end:])
-    if spans and not worked_on:  # a number on a later line: the reply went on working
+    # A sum on a later line: the reply went on working; a phrase with nothing after it on its
+    # line ("**Final Answer:**" over a display-math block) labels the lines below it
+    worked_on = line_end >= 0 and (_WORKING.search(body, line_end) is not None
+                                   or not _ALNUM.search(body, *spans[-1]))
+    if spans and not worked_on:
         found = _read(text, spans, "phrase")
         if found is not None:
             return found

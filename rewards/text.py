@@ -69,7 +69,21 @@ _RESTATED = re.compile(r"[*_]*(?i:(?:it|he|she|they|this|that)(?:['’]s|\s+(?:i
                        r"|\s+(?:might|may|could|would|must|should)\s+be)\s+(?:(?:the|a|an)\s+)?)"
                        r"[*_\"“]*[A-Z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
-MAX_SENTENCES_AFTER = 6
+MAX_SENTENCES_AFTER = 12
+# A reply's opening that is not a statement of its answer.
+_PREAMBLE = re.compile(r"(?:let\s+me|let's|sure|okay|ok|well|hmm|so|first|to\s+(?:answer|find|solve)"
+                       r"|here|i\s+(?:will|'ll|need|think|believe)|we\s+(?:need|can|know|have)"
+                       r"|the\s+question|this\s+question|good|great)\b", re.IGNORECASE)
+# A sentence that ends on a name or number after a copula, or that picks one: what a last line
+# answers with ("The biggest city is Lyon.", "Some say Lyon."), so not context after an answer.
+_ENDS_ON_A_NAME = re.compile(r"\b(?:is|are|was|were|be|['’]s)\s+(?:the\s+|an?\s+)?[*_\"“]*"
+                             r"[A-Z0-9][^\s]*(?:\s+[A-Z][^\s]*)*[*_\"”]*$")
+_CHOOSES = re.compile(r"\b(?:say|says|pick|choose|go\s+with|guess|claim|claims)\s+[*_\"“]*[A-Z0-9]")
+# A closing courtesy: one that names a value offers another answer.
+_COURTESY_START = re.compile(r"[*_]*(?:let\s+me\s+know|if\s+you|feel\s+free|i\s+hope|hope\s+this)\b",
+                             re.IGNORECASE)
+# A heading, bullet or quote mark before a reply's first sentence.
+_LEAD_MARKS = re.compile(r"^[#>*\-•\s]+(?=\S)(?!\*)|^\s*[#>\-•]+\s*")
 MAX_CLAUSES = 8  # clause breaks read after an answer at most  # an answer-first reply's sentences about its answer, read at most
 # A gold answer that is a number: read as the value of the answer too.
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
@@ -98,7 +112,7 @@ def _answer(response: str, fmt: str) -> Extracted | None:
     return found if found is not None and found.clear else None
 
 
-def states(text: str, answer: str) -> bool:
+def states(text: str, answer: str, subject: bool = True) -> bool:
     """Whether ``text`` is ``answer``, or a sentence ending "is ``answer``" (up to case, width
     and spacing).
 
@@ -114,19 +128,20 @@ def states(text: str, answer: str) -> bool:
     (False, False)
     """
     text = _EMPHASIS.sub("", text).strip()
-    if _states(text, answer):
+    if _states(text, answer, subject):
         return True
     for k, cut in enumerate(_CLAUSE_BREAK.finditer(text)):  # "Au, which comes from ..."
         clause = text[cut.end():]
         if k == MAX_CLAUSES or re.search(r"\bor\b", clause) or _DENIAL.search(clause):
             return False
-        if _CLAUSE.match(clause) is not None and _states(text[:cut.start()], answer):
+        if _CLAUSE.match(clause) is not None and _states(text[:cut.start()], answer, subject):
             return True
     return False
 
 
-def _states(text: str, answer: str) -> bool:
-    """``states`` without a clause after the answer."""
+def _states(text: str, answer: str, subject: bool = True) -> bool:
+    """``states`` without a clause after the answer; without ``subject``, not as the subject
+    of its sentence ("Saturn is the second largest")."""
     text, answer = normalise(text), normalise(answer)
     if not answer:
         return False
@@ -134,8 +149,8 @@ def _states(text: str, answer: str) -> bool:
     text = text[_ANSWER_LABEL.match(text).end():] if _ANSWER_LABEL.match(text) else text
     field = _FIELD_LABEL.match(text)
     text = text[field.end():] if field and not _DENIAL.search(field.group(0)) else text
-    if text == answer:
-        return True
+    if text == answer or re.fullmatch(f"(?:the|an?)\\s+{re.escape(answer)}", text):
+        return True  # "The giraffe" for "giraffe": an article names no other answer
     # "... is the Pacific Ocean", "... discovered by Alexander Fleming in 1928"
     said = re.fullmatch(f"{_COPULA}(?P<kind>(?:the|an?)\\s+(?:[a-z]+\\s+(?:of\\s+)?)?)?"
                         f"{re.escape(answer)}(?:\\s+in\\s+[0-9]{{3,4}})?", text)
@@ -144,6 +159,8 @@ def _states(text: str, answer: str) -> bool:
     chosen = re.fullmatch(f"{_CHOOSING}{re.escape(answer)}", text)
     if chosen is not None:
         return not _DENIAL.search(chosen.group("lead"))
+    if not subject:
+        return False
     subject_first = re.fullmatch(f"{re.escape(answer)}{_PREDICATE}", text)
     if subject_first is not None:
         return not _DENIAL.search(subject_first.group("predicate"))
@@ -168,35 +185,126 @@ def exact_match(responses: list[str], answers: list, fmt: str = "auto") -> list[
     """
     out = []
     for response, answer in zip(responses, answers):
-        found = _answer(response, fmt)
+        read = final_answer(response, fmt) if isinstance(response, str) else None
+        found = read if read is not None and read.clear else None
         number = _NUMBER.fullmatch(str(answer).strip()) is not None
+        # After an answer-first sentence, a last line with another subject is context
+        subject = found is None or found.how != "last_line" or not _answers_first(response)
         out.append(float(found is not None and (
-            states(found.text, str(answer)) or bold_answer(found.text) == normalise(str(answer))
-            or number and found.value is not None and found.value == str(answer).strip()
-            or found.how == "last_line" and _states_first(response, str(answer), number))))
+            states(found.text, str(answer), subject)
+            or bold_answer(found.text) == normalise(str(answer))
+            or number and _number_of(found.value) == str(answer).strip())
+            # no marked answer: the first sentence's, with its own checks of what follows
+            or read is not None and read.how == "last_line"
+            and _states_first(response, str(answer), number)
+            # a number: not where the last line reads as another ("206 ... Some have 207.")
+            and not (number and found is not None
+                     and _number_of(found.value) not in (None, str(answer).strip()))))
     return out
 
 
+def _number_of(value: str | None) -> str | None:
+    """The number a read value states, its unit off ("100 °C" -> "100"); None where the value
+    is not one number.
+
+    >>> _number_of("100 °C"), _number_of("1969"), _number_of("3 to 5"), _number_of(None)
+    ('100', '1969', None, None)
+    >>> _number_of("206 bones"), _number_of("7\u20e3"), _number_of("50%")
+    ('206', None, '50')
+    """
+    found = _NUMBER.match(value.strip()) if value else None
+    unit = value.strip()[found.end():] if found else ""
+    if found is None or unit and not re.fullmatch(r"\s+[^\W\d_]+\.?|\s*°\s*[CFK]|\s*%", unit):
+        return None  # "3 to 5", "7\u20e3" (a keycap mark): no unit
+    return found.group(0)
+
+
 def _states_first(response: str, answer: str, number: bool = False) -> bool:
-    """Whether the reply's first sentence states ``answer`` and every sentence after it is
-    about that answer (it opens with a pronoun: "He served two terms", "It stands at 8,849 m"),
-    a question or a courtesy: the answer-first reply of a chat model. A later sentence that
-    could name another answer ("The capital is Lyon.") keeps the last-line reading alone. Where
-    the answer is a ``number``, a sentence that names no number ("There are **7** continents:"
-    then the list of them) cannot name another."""
+    """Whether the reply states ``answer`` first and says more about it after: the
+    answer-first reply of a chat model ("**Mount Everest**" then its height; "The smallest
+    prime number is 2. It is also the only even prime. Note that 1 is not considered prime.").
+
+    Its first sentence (or first line) states the answer; no later sentence hedges ("Or Lyon.",
+    "or maybe"), denies the answer, restates it as another ("It is Lyon", "The capital is
+    Lyon." after "The capital is Paris."), or is another answer on its own (a bare or bold
+    line); and where the answer is a ``number``, no later sentence states another number in
+    the first sentence's frame. What the later sentences say of other things ("The
+    second-highest mountain, K2, reaches 8,611 m.") is context: a reply that names a second
+    candidate as its answer does it in one of those forms."""
     answer_part = response.rpartition("</think>")[2]
-    sentences = [s for s in _SENTENCE_END.split(answer_part.strip()) if s.strip()]
+    sentences = [s.strip() for s in _SENTENCE_END.split(answer_part.strip()) if s.strip()]
     if len(sentences) < 2 or len(sentences) > MAX_SENTENCES_AFTER + 1:
         return False
-    first = sentences[0].strip().rstrip(".!")
-    if not (states(first, answer) or bold_answer(first) == normalise(answer)):
+    first = _LEAD_MARKS.sub("", sentences[0]).strip().rstrip(".!")
+    if not (states(first, answer) or bold_answer(first) == normalise(answer)
+            or number and _number_of(getattr(_answer(first, "auto"), "value", None))
+            == answer.strip()):
         return False
-    return all((_ABOUT_IT.match(s.strip()) or s.strip().endswith("?")
-                or number and not _NUMERAL.search(s))
-               # "It is Lyon, actually.", "It might be Lyon?": another answer, not more on it
-               and not _RESTATED.match(s.strip()) and not re.search(r"\bor\b", s, re.IGNORECASE)
-               and not _DENIAL.search(s.lower())  # "It's the one, not Lyon's."
-               for s in sentences[1:])
+    frame = _frame(first, answer)
+    return not any(_second_answer(s, answer, frame) for s in sentences[1:])
+
+
+def _answers_first(response: str) -> bool:
+    """Whether the reply is several sentences and its first is an answer on its own (a bold or
+    bare line) or a statement (four words or more, a verb; no preamble such as "Let me
+    think.", no question, no colon): a reply that answers first, whose later sentences about other things ("Saturn is the second
+    largest.") are not its answer."""
+    part = response.rpartition("</think>")[2].strip()
+    sentences = [s.strip() for s in _SENTENCE_END.split(part) if s.strip()]
+    if len(sentences) < 2:
+        return False
+    if _bare(_LEAD_MARKS.sub("", sentences[0])):
+        return True  # "**Paris**" first, then more
+    first = _EMPHASIS.sub("", _LEAD_MARKS.sub("", sentences[0])).strip()
+    words = re.findall(r"[A-Za-z'’]+", first)
+    return (len(words) >= 4 and any(is_verb(w.lower()) for w in words)
+            and not first.endswith((":", "?")) and _PREAMBLE.match(first) is None)
+
+
+def _frame(sentence: str, answer: str) -> re.Pattern | None:
+    """The first sentence with its answer as a blank: a later sentence that fills the blank
+    with something else states another answer ("The capital is ___")."""
+    text, gold = normalise(_EMPHASIS.sub("", sentence)), normalise(answer)
+    at = text.find(gold)
+    if at < 0 or len(text) - len(gold) < 4:
+        return None
+    before, after = text[:at].strip(), text[at + len(gold):].strip()
+    return re.compile(f"{re.escape(before)}\\s*(?P<other>.+?)\\s*{re.escape(after)}")
+
+
+def _second_answer(sentence: str, answer: str, frame: re.Pattern | None) -> bool:
+    """Whether a sentence after an answer-first sentence offers another answer (see
+    `_states_first`)."""
+    plain = _EMPHASIS.sub("", sentence).strip()
+    low = normalise(plain)
+    gold = normalise(answer)
+    if re.match(r"[*_>\s-]*or\b", plain, re.IGNORECASE) or re.search(
+            r"\bor\s+(?:maybe|perhaps|possibly|rather|else)\b|\b(?:maybe|perhaps|possibly"
+            r"|actually|correction|alternatively|not sure)\b", low):
+        return True  # "Or Lyon.", "or maybe 73", "Actually, it is Lyon."
+    if gold in low and re.search(f"(?:\\bnot|n't|\\bnever|\\bno)\\W+(?:\\w+\\W+){{0,2}}"
+                                 f"{re.escape(gold)}|{re.escape(gold)}\\W+(?:is|was|are|were)"
+                                 f"\\W+not\\b", low):
+        return True  # the answer denied
+    if _COURTESY_START.match(plain) and re.search(r"[0-9]|\b(?!I\b)[A-Z]", plain[1:]):
+        return True  # "Let me know if it is Toronto."
+    if _ENDS_ON_A_NAME.search(plain.rstrip(".!? ")) or _CHOOSES.search(plain):
+        return True  # "The biggest city is Lyon.", "Some say Lyon.": a last line that reads so
+    if _RESTATED.match(plain) or _bare(plain) or _ABOUT_IT.match(plain) and _DENIAL.search(low):
+        return True  # "It is Lyon.", "Lyon." or "**Lyon**" alone, "It's the one, not Lyon's."
+    filled = frame.fullmatch(low.rstrip(".!")) if frame is not None else None
+    return filled is not None and normalise(filled.group("other")) != gold
+
+
+def _bare(sentence: str) -> bool:
+    """Whether a sentence is an answer on its own: a bold line, or up to four words with no
+    verb ("Lyon.", "**Lyon**", "Paris, France")."""
+    text = sentence.strip().rstrip(".!")
+    if re.fullmatch(r"(?:\*\*|__)[^*_]+(?:\*\*|__)", text):
+        return True
+    words = re.findall(r"[A-Za-z'’-]+", text)
+    return 0 < len(words) <= 4 and not any(is_verb(w.lower()) for w in words) and not (
+        re.search(r"[0-9]", text) and not _NUMBER.fullmatch(text))
 
 
 def bold_answer(text: str) -> str | None:

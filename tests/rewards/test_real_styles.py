@@ -1029,7 +1029,7 @@ FIRST_SCORE_7 = {"math_equiv": (128, 128), "exact_int": (83, 83), "final_int": (
 HOSTILE_7_TEXTS = [  # gold Paris: a later sentence or a descriptor that could be another answer
     "The capital is Paris. The capital is Lyon.", "The capital is Paris. It is Lyon, actually.",
     "The capital is Paris. Or Lyon.", "Paris. It might be Lyon?", "It is not Paris. It is Lyon.",
-    "The capital is Paris. London is also big.", "It is the not Paris", "It represents no Paris",
+    "It is the not Paris", "It represents no Paris",
     "It is the city Lyon or Paris", "Paris. It's the one, not Lyon's.",
 ]
 
@@ -1138,3 +1138,86 @@ def test_the_ninth_sets_rules_let_no_second_answer_through() -> None:
               "There are **7** continents.\n\nActually there are 8.",
               "There are **7** continents.\n\nNot really.", "There are **8** continents:\n\n- Asia"]
     assert exact_match(counts, ["7"] * len(counts)) == [0.0] * len(counts)
+
+
+
+# --- a tenth and an eleventh held-out set: typical replies of named families to option
+# questions, short factual questions and Countdown (tests/rewards/styles_10.py and styles_11.py,
+# separate authors who read neither rewards/ nor the earlier sets; each scored before any fix
+# it led to, the eleventh after the tenth's fixes).
+def text_set_rates(s, n: int) -> dict[str, tuple[int, int]]:
+    """(scored 1.0, replies) of multiple_choice, exact_match and countdown on set ``n``."""
+    choices, texts, puzzles = (getattr(s, f"HELD_OUT_{n}_{part}")
+                               for part in ("CHOICES", "TEXTS", "COUNTDOWNS"))
+    got = {"multiple_choice": multiple_choice([r for _, _, r in choices],
+                                              [g for g, _, _ in choices]),
+           "exact_match": exact_match([r for _, r in texts], [g for g, _ in texts]),
+           "countdown": countdown([r for _, r in puzzles], [p for p, _ in puzzles])}
+    return {name: (int(sum(x == 1.0 for x in v)), len(v)) for name, v in got.items()}
+
+
+def held_out_10_rates() -> dict[str, tuple[int, int]]:
+    from tests.rewards import styles_10
+
+    return text_set_rates(styles_10, 10)
+
+
+def held_out_11_rates() -> dict[str, tuple[int, int]]:
+    from tests.rewards import styles_11
+
+    return text_set_rates(styles_11, 11)
+
+
+# First scores. Set 10 (rewards/ as of the ninth set's fixes): multiple_choice 27/30,
+# exact_match 22/30 (73%), countdown 18/18. Set 11 (after the tenth's first fixes: an answer
+# phrase followed by prose with numbers in it stands, "The giraffe" for "giraffe", "100 °C" for
+# 100): multiple_choice 27/30, exact_match 12/30 (40%), countdown 18/18. Nearly every
+# exact_match miss is one shape, the typical chat reply to a factual question: the answer in
+# the first sentence, then sentences of context about other things ("Mount Everest ... The
+# second-highest mountain, K2, reaches 8,611 meters."), which the last-line reading read as
+# the answer. The rule that followed (rewards.text._states_first): the first sentence or line
+# states the answer and no later sentence hedges, denies it, restates it as another, stands
+# alone as another, ends on another name after a copula ("The biggest city is Lyon."), or
+# fills the first sentence's frame with another; and after such a first sentence a later
+# sentence's subject is never read as the answer, so a reply still gets at most one
+# (test_an_answer_first_reply_has_one_answer).
+FIRST_SCORE_10 = {"multiple_choice": (27, 30), "exact_match": (22, 30), "countdown": (18, 18)}
+FIRST_SCORE_11 = {"multiple_choice": (27, 30), "exact_match": (12, 30), "countdown": (18, 18)}
+
+
+def test_tenth_and_eleventh_held_out_sets_score() -> None:
+    assert held_out_10_rates() == {"multiple_choice": (30, 30), "exact_match": (28, 30),
+                                   "countdown": (18, 18)}
+    assert held_out_11_rates() == {"multiple_choice": (27, 30), "exact_match": (22, 30),
+                                   "countdown": (18, 18)}
+
+
+ONE_ANSWER = [("The capital is Paris. London is also big.", "Paris", "London"),
+              ("Paris is the capital.\nLondon.", "Paris", "London"),
+              ("The capital is Paris. The capital is London.", "Paris", "London"),
+              ("The capital is Paris.\nThe capital is London.", "Paris", "London"),
+              ("Paris.\nIt is Lyon.", "Paris", "Lyon"),
+              ("The capital of France is Paris. Some say Lyon.", "Paris", "Lyon"),
+              ("The capital of France is Paris. The biggest city is Lyon.", "Paris", "Lyon"),
+              ("Jupiter is the largest planet. Saturn is bigger.", "Jupiter", "Saturn"),
+              ("It has 206 bones. Some have 207 bones.", "206", "207"),
+              ("It has 206 bones. Or 207.", "206", "207"),
+              ("**Paris**\n\n**Lyon**", "Paris", "Lyon"),
+              ("**Paris**\n\nLyon is nice too.", "Paris", "Lyon"),
+              ("Paris. Let me know if it is Toronto.", "Paris", "Toronto")]
+
+
+@pytest.mark.parametrize("reply,first,second", ONE_ANSWER)
+def test_an_answer_first_reply_has_one_answer(reply, first, second) -> None:
+    """Two candidates in one reply, first and last: it scores for one of them at most, so
+    naming a second answer after the first never pays."""
+    assert sum(exact_match([reply, reply], [first, second])) <= 1.0
+
+
+def test_an_answer_first_reply_reads_its_first_answer() -> None:
+    replies = ["**Mount Everest**\n\nIt stands at 8,849 m. The second-highest mountain, K2, "
+               "reaches 8,611 m.", "The capital is Paris. London is also big.",
+               "Jupiter is the largest planet. Saturn is the second largest.",
+               "The smallest prime number is 2. Note that 1 is not considered a prime."]
+    assert exact_match(replies, ["Mount Everest", "Paris", "Jupiter", "2"]) == [1.0] * 4
+    assert exact_match(replies, ["K2", "London", "Saturn", "1"]) == [0.0] * 4

@@ -127,9 +127,9 @@ _ANSWER_COLUMN = re.compile(r"[\s*_]*(?:final[ \t]+)?(?:answer|result|value|tota
 _CHECK_LABEL = re.compile(r"^[ \t>*_#-]*(?:quick[ \t]+|sanity[ \t]+|double[ \t-]*)?"
                           r"(?:check(?:ing)?|verification|verify(?:ing)?)\b[^\n:]{0,30}:",
                           re.IGNORECASE | re.MULTILINE)
-# Working on a line after an answer phrase: a sum, an equation ("48 + 25 = 73", "= 73").
-# Numbers in prose after it ("published in 1967", "a 1:1 ratio") are not: the phrase stands.
-_WORKING = re.compile(r"[0-9][ \t]*[-+*/×÷·^−][ \t]*[0-9(]|=")
+# Working on a line after an answer phrase: a sum, an equation ("48 + 25 = 73", "25) = 73").
+# Numbers in prose after it ("published in 1967", "a 1:1 ratio", "α = 0.05") are not.
+_WORKING = re.compile(r"[0-9][ \t]*[-+*/×÷·^−=][ \t]*[0-9(]|[0-9)][ \t]*=")
 # A markdown table's delimiter row ("|---|---|"): a reply that has one may end on a table row.
 _TABLE_RULE = re.compile(r"^[ \t]*\|[ \t:]*-{3,}[ \t:]*\|", re.MULTILINE)
 # LaTeX spacing and spaces at the edges of an answer ("\\therefore \\quad 72"): read from its

@@ -236,7 +236,12 @@ def _states_first(response: str, answer: str, number: bool = False) -> bool:
     if len(sentences) < 2 or len(sentences) > MAX_SENTENCES_AFTER + 1:
         return False
     first = _LEAD_MARKS.sub("", sentences[0]).strip().rstrip(".!")
-    if not (states(first, answer) or bold_answer(first) == normalise(answer)
+    plain = normalise(_EMPHASIS.sub("", first))
+    bare = re.sub(r"^(?:the|an?)\s+", "", plain)  # "The camel is known as ..."
+    ends_on = (plain.endswith(" " + normalise(answer)) and not _DENIAL.search(plain)
+               and not re.search(r"\bor\b", plain))  # "Marrakesh is a city in Morocco"
+    if not (states(first, answer) or states(bare, answer) or ends_on
+            or bold_answer(first) == normalise(answer)
             or number and _number_of(getattr(_answer(first, "auto"), "value", None))
             == answer.strip()):
         return False
@@ -288,8 +293,9 @@ def _second_answer(sentence: str, answer: str, frame: re.Pattern | None) -> bool
         return True  # the answer denied
     if _COURTESY_START.match(plain) and re.search(r"[0-9]|\b(?!I\b)[A-Z]", plain[1:]):
         return True  # "Let me know if it is Toronto."
-    if _ENDS_ON_A_NAME.search(plain.rstrip(".!? ")) or _CHOOSES.search(plain):
-        return True  # "The biggest city is Lyon.", "Some say Lyon.": a last line that reads so
+    if (_ENDS_ON_A_NAME.search(plain.rstrip(".!? ")) and not _ABOUT_IT.match(plain)
+            or _CHOOSES.search(plain)):
+        return True  # "The biggest city is Lyon.", "Some say Lyon." (not "Its symbol is H.")
     if _RESTATED.match(plain) or _bare(plain) or _ABOUT_IT.match(plain) and _DENIAL.search(low):
         return True  # "It is Lyon.", "Lyon." or "**Lyon**" alone, "It's the one, not Lyon's."
     filled = frame.fullmatch(low.rstrip(".!")) if frame is not None else None

@@ -1180,7 +1180,10 @@ def held_out_11_rates() -> dict[str, tuple[int, int]]:
 # alone as another, ends on another name after a copula ("The biggest city is Lyon."), or
 # fills the first sentence's frame with another; and after such a first sentence a later
 # sentence's subject is never read as the answer, so a reply still gets at most one
-# (test_an_answer_first_reply_has_one_answer).
+# (test_an_answer_first_reply_has_one_answer). Then, from set 11: a first sentence that ends on
+# the answer ("Marrakesh is a major city in Morocco."), an article before a subject answer,
+# a pronoun's sentence ending on a name ("Its chemical symbol is H.") as context, and "α = 0.05"
+# after an answer phrase is no working.
 FIRST_SCORE_10 = {"multiple_choice": (27, 30), "exact_match": (22, 30), "countdown": (18, 18)}
 FIRST_SCORE_11 = {"multiple_choice": (27, 30), "exact_match": (12, 30), "countdown": (18, 18)}
 
@@ -1188,7 +1191,7 @@ FIRST_SCORE_11 = {"multiple_choice": (27, 30), "exact_match": (12, 30), "countdo
 def test_tenth_and_eleventh_held_out_sets_score() -> None:
     assert held_out_10_rates() == {"multiple_choice": (30, 30), "exact_match": (28, 30),
                                    "countdown": (18, 18)}
-    assert held_out_11_rates() == {"multiple_choice": (27, 30), "exact_match": (22, 30),
+    assert held_out_11_rates() == {"multiple_choice": (28, 30), "exact_match": (25, 30),
                                    "countdown": (18, 18)}
 
 
@@ -1204,7 +1207,10 @@ ONE_ANSWER = [("The capital is Paris. London is also big.", "Paris", "London"),
               ("It has 206 bones. Or 207.", "206", "207"),
               ("**Paris**\n\n**Lyon**", "Paris", "Lyon"),
               ("**Paris**\n\nLyon is nice too.", "Paris", "Lyon"),
-              ("Paris. Let me know if it is Toronto.", "Paris", "Toronto")]
+              ("Paris. Let me know if it is Toronto.", "Paris", "Toronto"),
+              ("Marrakesh is a city in Morocco. The capital is Rabat.", "Morocco", "Rabat"),
+              ("The camel is the ship of the desert. The horse is faster.", "camel", "horse"),
+              ("Some say Morocco. Others say Spain.", "Morocco", "Spain")]
 
 
 @pytest.mark.parametrize("reply,first,second", ONE_ANSWER)

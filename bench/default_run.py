@@ -47,9 +47,11 @@ def summarise(run: Path) -> dict:
     rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in rows if r["step"] > 0]
     mean = lambda key: sum(r[key] for r in steps) / len(steps)  # noqa: E731
-    # the critic's phase: judging the critic-rewarded groups and the training pairs
+    # the critic's phase: judging the critic-rewarded groups, harvesting the training pairs,
+    # and its own optimizer step on them (critic_train_seconds, inside time/train)
     critic_share = (sum(r.get("time/critic", 0.0) + r.get("time/critic_refresh", 0.0)
-                        for r in steps) / sum(r["time/step"] for r in steps))
+                        + r.get("critic_train_seconds", 0.0) for r in steps)
+                    / sum(r["time/step"] for r in steps))
     return {
         "run": run.name,
         "steps": len(steps),
@@ -61,6 +63,8 @@ def summarise(run: Path) -> dict:
                            if (judged := [r for r in steps if "time/critic" in r]) else None),
         "critic_refresh_seconds": (sum(r.get("time/critic_refresh", 0.0) for r in steps)
                                    / len(steps)),
+        "critic_train_seconds": (sum(r.get("critic_train_seconds", 0.0) for r in steps)
+                                 / len(steps)),
         "critic_share_of_step": critic_share,
         "judge_share_of_step": critic_share,  # its old name, written until the next release
         "seconds_per_step": mean("time/step"), "rollout_seconds": mean("time/rollout"),

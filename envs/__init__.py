@@ -31,6 +31,7 @@ _ENTRY_POINTS = {
     # for pretrained chat models (configs/smollm2.yaml): IFEval-style wording, real answers
     "k2rl/WordSums-v0": "envs.word_sums:WordSumsEnv",
     "k2rl/ShortWriting-v1": "envs.short_writing:ShortWritingEnv",
+    "k2rl/Describe-v0": "envs.describe:DescribeEnv",  # rewarded by the critic alone
 }
 # Environments that need arguments (a task's `kwargs` in the config) to be made at all.
 _WITH_ARGUMENTS = {"k2rl/Dataset-v0": "envs.dataset:DatasetEnv"}

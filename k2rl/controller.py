@@ -72,6 +72,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False,
                  "trainer each")
         workers = start_workers(cfg, state)
         say(cfg, f"k2rl: workers ready after {time.perf_counter() - started:.0f} s")
+        record_engine(cfg, run_dir, workers.engine_settings())
         store.set_state(worker_nodes=workers.nodes)
         try:
             with reported(run_dir, 0):
@@ -266,6 +267,17 @@ def memory(store: RunStore, workers: WorkerGroup) -> dict[str, float]:
             "mem/worker_rss_mb": worker, "mem/worker_peak_rss_mb": peak,
             "mem/redis_used_mb": store.used_mb(),
             "reward/timeouts": float(workers.reward_timeouts())}
+
+
+def record_engine(cfg: Config, run_dir: Path, settings: dict) -> None:
+    """Write the engine's settings to the run folder (engine.json) and name the main ones."""
+    (run_dir / "engine.json").write_text(json.dumps(settings, indent=1))
+    say(cfg, f"k2rl: engine {settings['dtype']}, {settings['torch_threads']} thread(s) "
+             f"(bind {settings['threads_bind']}), KV cache {settings['kv_cache_tokens']} tokens, "
+             f"up to {settings['max_num_seqs']} sequences, prefix caching "
+             f"{'on' if settings['prefix_caching'] else 'off'}; on {settings['cpu']} "
+             f"({settings['cores']} cores{', bf16' if settings['cpu_bf16'] else ''}): "
+             f"engine.json")
 
 
 def say(cfg: Config, line: str) -> None:

@@ -22,6 +22,7 @@ from typing import Callable
 from rewards.arithmetic import exact_int, final_int, parse_int
 from rewards.chat import chat_reference
 from rewards.code import unit_tests
+from rewards.describe import describe_reference
 from rewards.ifeval import ifeval_following
 from rewards.instructions import instruction_following
 from rewards.logic import countdown, sudoku
@@ -74,9 +75,10 @@ register_reward("instruction_following", instruction_following)
 register_reward("ifeval", ifeval_following)
 register_reward("unit_tests", unit_tests)
 register_reward("chat_reference", chat_reference)
+register_reward("describe_reference", describe_reference)
 register_reward("exact_match", exact_match)
 register_reward("multiple_choice", multiple_choice)
 
-__all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "exact_int", "exact_match",
+__all__ = ["REWARDS", "Reward", "chat_reference", "countdown", "describe_reference", "exact_int", "exact_match",
            "final_int", "get_reward", "ifeval_following", "instruction_following", "math_equiv",
            "multiple_choice", "parse_int", "register_reward", "sudoku", "takes_format", "takes_question", "unit_tests"]

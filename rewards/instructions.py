@@ -148,6 +148,15 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u034f\u061
                         r"\ufff9-\ufffb\U000e0000-\U000e0fff]")
 
 
+def has_invisible(text: str) -> bool:
+    """Whether ``text`` holds a character no reader sees (a control or format character).
+
+    >>> has_invisible("An owl\u200b hunts."), has_invisible("An owl hunts.")
+    (True, False)
+    """
+    return _INVISIBLE.search(text) is not None
+
+
 def visible_form(text: str) -> str:
     """``text`` as matching sees it (module doc): NFKC, case-folded, invisibles removed,
     leftover combining marks removed, blanks as spaces, look-alikes as Latin letters.

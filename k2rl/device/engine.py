@@ -106,6 +106,46 @@ def plain_gemm():
         utils.dispatch_cpu_unquantized_gemm = packed
 
 
+def settings(llm) -> dict:
+    """What a started engine runs with, for the run's log (engine.json): its dtype, lengths,
+    batch limits, KV cache (blocks of `block_size` tokens, the GiB asked for with
+    engine.kv_cache_gib), prefix caching, threads and their binding, and the CPU it runs on.
+    A setting this vLLM does not expose is None."""
+    config = getattr(getattr(llm, "llm_engine", None), "vllm_config", None)
+    cache, sched, model = (getattr(config, name, None) for name in
+                           ("cache_config", "scheduler_config", "model_config"))
+    blocks, block = getattr(cache, "num_gpu_blocks", None), getattr(cache, "block_size", None)
+    return {"dtype": str(getattr(model, "dtype", None)).removeprefix("torch."),
+            "max_model_len": getattr(model, "max_model_len", None),
+            "enforce_eager": getattr(model, "enforce_eager", None),
+            "max_num_seqs": getattr(sched, "max_num_seqs", None),
+            "max_num_batched_tokens": getattr(sched, "max_num_batched_tokens", None),
+            "block_size": block, "kv_cache_blocks": blocks,
+            "kv_cache_tokens": blocks * block if blocks and block else None,
+            "kv_cache_gib": os.environ.get("VLLM_CPU_KVCACHE_SPACE"),
+            "prefix_caching": getattr(cache, "enable_prefix_caching", None),
+            "torch_threads": torch.get_num_threads(),
+            "omp_num_threads": os.environ.get("OMP_NUM_THREADS"),
+            "threads_bind": os.environ.get("VLLM_CPU_OMP_THREADS_BIND", "auto"),
+            "cpu": cpu_name(), "cpu_bf16": _cpu_bf16(), "cores": os.cpu_count()}
+
+
+def cpu_name() -> str | None:
+    """The CPU's model name (/proc/cpuinfo), or None where there is none to read."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((line.split(":", 1)[1].strip() for line in f
+                         if line.startswith("model name")), None)
+    except OSError:
+        return None
+
+
+def _cpu_bf16() -> bool:
+    from k2rl.lm.precision import native_bf16  # the engine module loads without the trainer's
+
+    return native_bf16("cpu")
+
+
 def fitted_max_len(model_dir: str, asked: int) -> int:
     """`asked` (engine.max_model_len), or the model's own position count if that is fewer:
     vLLM refuses a max_model_len past the model's `max_position_embeddings`.

@@ -41,7 +41,7 @@ from rewards.deadline import timeouts
 
 # The methods a HybridWorker and a WorkerGroup share, with the same signatures.
 WORKER_API = ("rollout", "critic_rank", "train", "sync", "critic_eval", "save", "param_count",
-              "rss_mb", "reward_timeouts")
+              "rss_mb", "reward_timeouts", "engine_settings")
 
 
 class HybridWorker:
@@ -191,9 +191,11 @@ class HybridWorker:
         metrics = update(self.model, self.optimizers, groups, t, self.pad_id,
                          aux, self.rng)
         if critic_pairs is not None:  # its own step at its own learning rate (critic.lr)
+            critic_start = time.perf_counter()
             metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, examples,
                                                         self.pad_id, t.grad_clip, t.passes)
             metrics["train_flops"] += flops
+            metrics["critic_train_seconds"] = time.perf_counter() - critic_start
         seconds = time.perf_counter() - start
         metrics["train_gflops_per_s"] = metrics["train_flops"] / seconds / 1e9
         trim_heap()
@@ -258,6 +260,11 @@ class HybridWorker:
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10  # KiB on Linux
         return psutil.Process().memory_info().rss / 2**20, peak
+
+    def engine_settings(self) -> dict:
+        """What this worker's engine runs with (k2rl.device.engine.settings), for the run's
+        log, with the trainer's threads beside it."""
+        return engine.settings(self.llm) | {"trainer_threads": torch.get_num_threads()}
 
     def reward_timeouts(self) -> int:
         """Verifier calls that hit their time limit in this process so far (each scored 0;

@@ -138,6 +138,10 @@ class WorkerGroup:
     def param_count(self) -> int:
         return gather([self.actors[0].param_count.remote()])[0]
 
+    def engine_settings(self) -> dict:
+        """Rank 0's engine settings (every worker starts its engine with the same)."""
+        return gather([self.actors[0].engine_settings.remote()])[0]
+
     # ---- WORKER_API: the largest over workers
 
     def rss_mb(self) -> tuple[float, float]:

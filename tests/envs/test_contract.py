@@ -22,8 +22,8 @@ from gymnasium.utils.env_checker import check_env
 
 import envs
 from envs import K2RL_ARGUMENT_ENV_IDS, K2RL_ENV_IDS, TeachesJudging, TextEnv, split_of
-from rewards import (chat_reference, countdown, exact_int, final_int, get_reward,
-                     ifeval_following, instruction_following, math_equiv, sudoku, unit_tests)
+from rewards import (chat_reference, countdown, describe_reference, exact_int, final_int,
+                     get_reward, ifeval_following, instruction_following, math_equiv, sudoku, unit_tests)
 from tests.envs.helpers import make, run_expert
 
 GARBAGE = "\x0bzz(( 3"  # not a tool call, not an answer
@@ -74,6 +74,9 @@ CONTRACT: dict[str, Contract] = {
                                  max_prompt_chars=90),
     "k2rl/ShortWriting-v1": Contract("short_writing", 96, 1, "ifeval", ifeval_following,
                                      max_prompt_chars=200, partial_credit=True),
+    # Rewarded by the critic alone; the reference check reads one plain sentence.
+    "k2rl/Describe-v0": Contract("describe", 64, 1, "describe_reference", describe_reference,
+                                 judged=True),
 }
 
 

@@ -121,6 +121,14 @@ def _word_sums(prompt: str) -> set[str]:
     return {form.format(a=x, b=y) + ASK for form in SUMS for x, y in ((a, b), (b, a))}
 
 
+def _describe(prompt: str) -> set[str]:
+    """The thing under every template."""
+    from envs.describe import TEMPLATES, THINGS, article
+
+    thing = next(t for t in THINGS if any(form.format(article(t)) == prompt for form in TEMPLATES))
+    return {form.format(article(thing)) for form in TEMPLATES}
+
+
 def _same(prompt: str) -> set[str]:
     return {prompt}  # the prompt writes its problem one way only; see the sudoku test
 
@@ -139,6 +147,7 @@ SURFACE_FORMS = {
     "k2rl/Sudoku-v1": _same,
     "k2rl/WordSums-v0": _word_sums,
     "k2rl/ShortWriting-v1": _same,  # its constraints are asked in one order
+    "k2rl/Describe-v0": _describe,
 }
 # Distinct prompts in the controller's 200 held-out draws, and distinct identities (keys) in
 # EVAL_DRAWS held-out draws: a little under what was measured, given in the comment (with
@@ -157,6 +166,7 @@ MIN_EVAL_PROMPTS = {
     "k2rl/Sudoku-v1": 190,  # 200 (1 identity)
     "k2rl/WordSums-v0": 180,  # 195
     "k2rl/ShortWriting-v1": 130,  # 144
+    "k2rl/Describe-v0": 135,  # 147 (77 identities)
 }
 MIN_EVAL_IDENTITIES = {
     "k2rl/Arithmetic-v1": 340,  # 355 (differences split up to sign; before: 384 of 385)
@@ -172,6 +182,7 @@ MIN_EVAL_IDENTITIES = {
     "k2rl/Sudoku-v1": 1,  # 1 (of 1: the 288 grids form 12 classes under relabelling)
     "k2rl/WordSums-v0": 700,  # 761
     "k2rl/ShortWriting-v1": 360,  # 399
+    "k2rl/Describe-v0": 77,  # 77 (of 77: the held-out things)
 }
 
 

@@ -52,6 +52,10 @@ def test_smoke_run_of_the_entry_point(tmp_path):
                and 0 < m["mem/redis_used_mb"] < 100 for m in lines[1:])
     assert all(m["reward/timeouts"] == 0 for m in lines[1:])  # the workers' count, wired
     assert (run / "checkpoints" / "step-00004" / "config.json").exists()
+    # the engine's settings as it runs with them: the threads asked for, not vLLM's one
+    engine = json.loads((run / "engine.json").read_text())
+    assert engine["torch_threads"] == engine["trainer_threads"] == 2 and engine["prefix_caching"]
+    assert engine["kv_cache_tokens"] >= engine["max_model_len"] and engine["block_size"] == 32
     # the build's recipe travels with its checkpoints (k2rl.bootstrap.model.built_recipe)
     recipe = json.loads((run / "checkpoints" / "step-00004" / "recipe.json").read_text())
     assert recipe["hidden_size"] == 64 and "warm_start" in recipe

@@ -302,12 +302,6 @@ class TrainConfig:
     same loss and gradient; on SmolLM2's ChatML prompts, about half the update's tokens.
     false: one sequence a row."""
 
-    @property
-    def passes(self):
-        """How the trainer cuts its batches into forward passes (k2rl.lm.logprobs.Passes)."""
-        from k2rl.lm.logprobs import Passes  # torch: config imports without it
-        return Passes(self.micro_batch_tokens, self.shared_prefix)
-
     def __post_init__(self) -> None:
         _choices(self)
         _positive(self, "steps", "inner_steps", "minibatches")

@@ -69,22 +69,25 @@ _RESTATED = re.compile(r"[*_]*(?i:(?:it|he|she|they|this|that)(?:['’]s|\s+(?:i
                        r"|\s+(?:might|may|could|would|must|should)\s+be)\s+(?:(?:the|a|an)\s+)?)"
                        r"[*_\"“]*[A-Z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
-MAX_SENTENCES_AFTER = 12
+MAX_SENTENCES_AFTER = 12  # an answer-first reply's sentences after its answer, read at most
 # A reply's opening that is not a statement of its answer.
-_PREAMBLE = re.compile(r"(?:let\s+me|let's|sure|okay|ok|well|hmm|so|first|to\s+(?:answer|find|solve)"
+_PREAMBLE = re.compile(r"(?:let\s+me|let's|sure|okay|ok|well|hmm|so|first"
+                       r"|to\s+(?:answer|find|solve)"
                        r"|here|i\s+(?:will|'ll|need|think|believe)|we\s+(?:need|can|know|have)"
                        r"|the\s+question|this\s+question|good|great)\b", re.IGNORECASE)
 # A sentence that ends on a name or number after a copula, or that picks one: what a last line
 # answers with ("The biggest city is Lyon.", "Some say Lyon."), so not context after an answer.
 _ENDS_ON_A_NAME = re.compile(r"\b(?:is|are|was|were|be|['’]s)\s+(?:the\s+|an?\s+)?[*_\"“]*"
                              r"[A-Z0-9][^\s]*(?:\s+[A-Z][^\s]*)*[*_\"”]*$")
-_CHOOSES = re.compile(r"\b(?:say|says|pick|choose|go\s+with|guess|claim|claims)\s+[*_\"“]*[A-Z0-9]")
+_CHOOSES = re.compile(r"\b(?:say|says|pick|choose|go\s+with|guess|claim|claims)"
+                      r"\s+[*_\"“]*[A-Z0-9]")
 # A closing courtesy: one that names a value offers another answer.
-_COURTESY_START = re.compile(r"[*_]*(?:let\s+me\s+know|if\s+you|feel\s+free|i\s+hope|hope\s+this)\b",
+_COURTESY_START = re.compile(r"[*_]*(?:let\s+me\s+know|if\s+you|feel\s+free|i\s+hope"
+                             r"|hope\s+this)\b",
                              re.IGNORECASE)
 # A heading, bullet or quote mark before a reply's first sentence.
 _LEAD_MARKS = re.compile(r"^[#>*\-•\s]+(?=\S)(?!\*)|^\s*[#>\-•]+\s*")
-MAX_CLAUSES = 8  # clause breaks read after an answer at most  # an answer-first reply's sentences about its answer, read at most
+MAX_CLAUSES = 8  # clause breaks read after an answer at most
 # A gold answer that is a number: read as the value of the answer too.
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 # A number in figures or words: what a sentence after a number answer may not name.
@@ -252,8 +255,9 @@ def _states_first(response: str, answer: str, number: bool = False) -> bool:
 def _answers_first(response: str) -> bool:
     """Whether the reply is several sentences and its first is an answer on its own (a bold or
     bare line) or a statement (four words or more, a verb; no preamble such as "Let me
-    think.", no question, no colon): a reply that answers first, whose later sentences about other things ("Saturn is the second
-    largest.") are not its answer."""
+    think.", no question, no colon): a reply that answers first, whose later sentences about
+    other things ("Saturn is the second largest.") are not its answer.
+    """
     part = response.rpartition("</think>")[2].strip()
     sentences = [s.strip() for s in _SENTENCE_END.split(part) if s.strip()]
     if len(sentences) < 2:

@@ -141,7 +141,7 @@ def cpu_name() -> str | None:
 
 
 def _cpu_bf16() -> bool:
-    from k2rl.lm.precision import native_bf16  # the engine module loads without the trainer's
+    from k2rl.lm.precision import native_bf16  # deferred: the engine loads without the trainer's
 
     return native_bf16("cpu")
 

@@ -223,7 +223,7 @@ class Passes:
     """How a batch is cut into forward passes: at most `max_tokens` tokens a pass (rows x the
     pass's longest row; None: one pass of at most `max_rows` rows), and with `shared`, rows
     that share a prefix packed into one sequence (`shared_packs`), so a pass holds more rows.
-    The trainer's setting is `TrainConfig.passes` (train.micro_batch_tokens,
+    The trainer's setting is `k2rl.step.trainer.passes_of` (train.micro_batch_tokens,
     train.shared_prefix)."""
     max_tokens: int | None = None
     shared: bool = False

@@ -35,7 +35,8 @@ from k2rl.step.critic_ids import check_tokens
 from k2rl.step.critic_loop import check_correctors, corrected, critic_examples, reasoned
 from k2rl.step.group import Group, Request
 from k2rl.step.rollout import rollout
-from k2rl.step.trainer import critic_step, lr_at, make_optimizer, set_lr, trainable, update
+from k2rl.step.trainer import (critic_step, lr_at, make_optimizer, passes_of, set_lr, trainable,
+                               update)
 from k2rl.tasks.registry import load_envs
 from rewards.deadline import timeouts
 
@@ -193,7 +194,7 @@ class HybridWorker:
         if critic_pairs is not None:  # its own step at its own learning rate (critic.lr)
             critic_start = time.perf_counter()
             metrics["critic_loss"], flops = critic_step(self.model, self.critic_opt, examples,
-                                                        self.pad_id, t.grad_clip, t.passes)
+                                                        self.pad_id, t.grad_clip, passes_of(t))
             metrics["train_flops"] += flops
             metrics["critic_train_seconds"] = time.perf_counter() - critic_start
         seconds = time.perf_counter() - start

@@ -22,6 +22,12 @@ from k2rl.step.loss import LOSSES, PolicyBatch, Whole, sequence_logp
 from k2rl.step.schedules import decay
 
 
+def passes_of(cfg: TrainConfig) -> Passes:
+    """How the trainer cuts its batches into forward passes: train.micro_batch_tokens and
+    train.shared_prefix (k2rl.lm.logprobs.Passes)."""
+    return Passes(cfg.micro_batch_tokens, cfg.shared_prefix)
+
+
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> list[torch.optim.Optimizer]:
     """AdamW for everything, or Muon for 2-D hidden matrices plus AdamW for the rest.
 
@@ -155,7 +161,7 @@ def pi_old(model, batch: dict, groups: list[Group], first, first_tok: torch.Tens
     rows = outside.nonzero().squeeze(-1)
     if len(rows):
         engine[rows] = recompute(model, {name: t[rows] for name, t in batch.items()},
-                                 cfg.passes)
+                                 passes_of(cfg))
     return engine, {"logp_gap": gap, "old_logp_recomputed": redo.float().mean().item(),
                     "old_logp_extra_pass": outside.float().mean().item()}, pending
 
@@ -219,7 +225,7 @@ def policy_backward(model, batch: dict, rows: torch.Tensor, tok_old: torch.Tenso
     micro-batch whose forward pass was taken already (`firsts`, by its first row) reuses it;
     `pending` rows take π_old from their own pass (pi_old). Returns (the loss, FLOPs)."""
     value, flops = 0.0, 0.0
-    passes = cfg.passes
+    passes = passes_of(cfg)
     for micro in passes.plan(batch["input_ids"][rows], batch["attention_mask"][rows]):
         sel = rows[micro]
         part = cut(batch, sel)
@@ -264,19 +270,19 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
         batch = batch_of(groups, pad_id, model.device)
         j = next(i for i, rows in enumerate(slices) if len(rows))
         reuse = j == next(i for i, total in enumerate(totals) if total)  # else: weights move first
-        first = slices[j][cfg.passes.plan(batch["input_ids"][slices[j]],
+        first = slices[j][passes_of(cfg).plan(batch["input_ids"][slices[j]],
                                           batch["attention_mask"][slices[j]])[0]]
         part = cut(batch, first)
         with torch.set_grad_enabled(reuse):
-            tok = cfg.passes.logp(model, part)
+            tok = passes_of(cfg).logp(model, part)
         T = batch["input_ids"].shape[1]
         padded = F.pad(tok.detach(), (0, T - tok.shape[1]))
         later = slices[j][~torch.isin(slices[j], first)] if reuse else None
         tok_old, checks, pending = pi_old(model, batch, groups, first, padded, cfg, later)
         firsts = {int(first[0]): tok} if reuse else {}
-        flops += cfg.passes.flops(model, part) * (not reuse)
+        flops += passes_of(cfg).flops(model, part) * (not reuse)
         # the recomputed rows' pass, counted as their share of the batch's
-        flops += checks["old_logp_extra_pass"] * cfg.passes.flops(model, batch)
+        flops += checks["old_logp_extra_pass"] * passes_of(cfg).flops(model, batch)
         wholes = [Whole.of(batch["rewards"][rows], batch["loss_mask"][rows], k)
                   if len(rows) else None for rows in slices]
     for _ in range(cfg.inner_steps):
@@ -290,7 +296,7 @@ def update(model, optimizers, groups: list[Group], cfg: TrainConfig, pad_id: int
                                                len(rows) / total, firsts, pending)
                 value += loss
                 flops += passes
-            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id, cfg.passes):
+            for name, nll, aux_flops in aux_terms(model, aux or {}, rng, pad_id, passes_of(cfg)):
                 aux_losses.setdefault(name, []).append(nll)
                 value += aux[name][1] * nll / world
                 flops += aux_flops

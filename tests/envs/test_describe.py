@@ -54,5 +54,6 @@ def test_the_reference_check_shares_nothing_with_the_critic():
 
     tree = ast.parse(inspect.getsource(rewards.describe))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names}
     assert not any(name.startswith("critic") for name in imported), imported

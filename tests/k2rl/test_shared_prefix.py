@@ -71,7 +71,7 @@ def gradient(model, groups, cfg) -> dict[str, torch.Tensor]:
     model.zero_grad(set_to_none=True)
     model.train()
     batch = trainer.batch_of(groups, pad)
-    _, tok_old = trainer.old_logp(model, batch, "sum", cfg.passes)
+    _, tok_old = trainer.old_logp(model, batch, "sum", trainer.passes_of(cfg))
     rows = torch.arange(len(batch["input_ids"]))
     k = len(groups[0].trajectories)
     whole = Whole.of(batch["rewards"], batch["loss_mask"], k)

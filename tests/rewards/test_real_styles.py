@@ -1097,15 +1097,9 @@ def test_the_eighth_sets_rules_let_no_second_answer_through() -> None:
 # scored before any fix).
 def held_out_9_rates() -> dict[str, tuple[int, int]]:
     """(scored 1.0, replies) of multiple_choice, exact_match and countdown on the ninth set."""
-    from tests.rewards import styles_9 as s
+    from tests.rewards import styles_9
 
-    choices, texts, puzzles = (s.HELD_OUT_9_CHOICES, s.HELD_OUT_9_TEXTS,
-                               s.HELD_OUT_9_COUNTDOWNS)
-    got = {"multiple_choice": multiple_choice([r for _, _, r in choices],
-                                              [g for g, _, _ in choices]),
-           "exact_match": exact_match([r for _, r in texts], [g for g, _ in texts]),
-           "countdown": countdown([r for _, r in puzzles], [p for p, _ in puzzles])}
-    return {name: (int(sum(x == 1.0 for x in v)), len(v)) for name, v in got.items()}
+    return text_set_rates(styles_9, 9)
 
 
 # First score (rewards/ as of the eighth set's fixes): multiple_choice 27/30 (90%),
